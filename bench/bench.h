@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bench.h - `udmem bench`: measures what each access mode of a u-dma-buf
+ * buffer or a uiomem region costs, beside anonymous memory of the same size.
+ */
+#ifndef UDMEM_BENCH_H
+#define UDMEM_BENCH_H
+
+/**
+ * udmem_bench_main() - run `udmem bench` with its own argument vector.
+ * @argc: number of arguments, argv[0] being "bench"
+ * @argv: the arguments
+ *
+ * Return: a process exit status (0 on success).
+ */
+int udmem_bench_main(int argc, char **argv);
+
+#endif /* UDMEM_BENCH_H */
