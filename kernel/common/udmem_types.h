@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * udmem_types.h - what the header-only helpers in kernel/common need, in the
+ * kernel and on the host (tests/unit builds them with the host compiler).
+ */
+#ifndef UDMEM_COMMON_TYPES_H
+#define UDMEM_COMMON_TYPES_H
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/overflow.h>
+#include <linux/types.h>
+#else
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint64_t u64;
+typedef uint32_t u32;
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#endif
+
+#endif /* UDMEM_COMMON_TYPES_H */

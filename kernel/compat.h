@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - the one place where udmem's modules test LINUX_VERSION_CODE.
+ *
+ * Each block names the kernel that changed the API and gives the newer
+ * spelling to the older kernels, so the drivers use one spelling only.
+ */
+#ifndef UDMEM_COMPAT_H
+#define UDMEM_COMPAT_H
+
+#include <linux/device.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/version.h>
+
+/* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void udmem_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#else
+#define udmem_vm_flags_set(vma, flags)		vm_flags_set(vma, flags)
+#define udmem_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#endif
+
+/* 6.4: class_create() lost its owner argument. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define udmem_class_create(name)	class_create(THIS_MODULE, name)
+#else
+#define udmem_class_create(name)	class_create(name)
+#endif
+
+/* 6.11: platform_driver.remove returns void (6.1 has remove_new for that). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define UDMEM_PLATFORM_REMOVE	remove_new
+#else
+#define UDMEM_PLATFORM_REMOVE	remove
+#endif
+
+/* 6.13: MODULE_IMPORT_NS() takes a string. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
+#else
+#define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
+#endif
+
+#endif /* UDMEM_COMPAT_H */
