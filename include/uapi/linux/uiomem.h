@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * uiomem.h - ioctls of /dev/<name> for uiomem device-memory regions.
+ *
+ * The sysfs attributes of /sys/class/uiomem/<name>/ keep the interface of
+ * the original uiomem driver; these ioctls are new.  Every structure uses
+ * fixed-width fields with explicit padding, so 32-bit and 64-bit callers
+ * share one layout.  Reserved fields and unknown flags must be zero, else
+ * the ioctl fails with EINVAL, so that they can be given a meaning later.
+ */
+#ifndef _UAPI_LINUX_UIOMEM_H
+#define _UAPI_LINUX_UIOMEM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Raised when a structure or a command is added; reported by the query. */
+#define UIOMEM_ABI_VERSION		1
+
+/* How mmap() of this file maps the region (uiomem_query.map_type). */
+#define UIOMEM_MAP_CACHED		0	/* write-back cacheable */
+#define UIOMEM_MAP_UNCACHED		1	/* pgprot_noncached() */
+#define UIOMEM_MAP_WRITECOMBINE		2	/* pgprot_writecombine() */
+#define UIOMEM_MAP_DMACOHERENT		3	/* pgprot_dmacoherent() on ARM, else WC */
+
+/* uiomem_query.flags */
+#define UIOMEM_QUERY_SHAREABLE		(1U << 0) /* region may overlap others */
+#define UIOMEM_QUERY_SYNC_ALWAYS	(1U << 1) /* sync_mode bit 2 is set */
+#define UIOMEM_QUERY_O_SYNC		(1U << 2) /* this file was opened O_SYNC */
+#define UIOMEM_QUERY_NO_CACHE_OPS	(1U << 3) /* CPU has no usable cache
+						   * maintenance: cached maps are
+						   * refused (see map_type) */
+
+/**
+ * struct uiomem_query - what a region is and how this file maps it
+ * @size: region size in bytes
+ * @phys_addr: CPU physical address of the region
+ * @cache_line_size: granule of the CPU's cache maintenance in bytes (the
+ *	smallest D-cache line, the Zicbom block size, the CLFLUSH size); 0
+ *	when the CPU offers none (UIOMEM_QUERY_NO_CACHE_OPS)
+ * @map_type: UIOMEM_MAP_* that mmap() on this file gives now
+ * @sync_mode: the sync_mode attribute (0..7)
+ * @flags: UIOMEM_QUERY_*
+ * @abi_version: UIOMEM_ABI_VERSION of the driver
+ * @sync_calls: syncs done on this region since it was created
+ * @sync_lines: cache lines (blocks) maintained by those syncs, one
+ *	instruction each
+ * @sync_barriers: barrier instructions issued by those syncs
+ * @reserved: zero
+ *
+ * The three counters cover every sync: ioctl, sysfs, read() and write().
+ * Read them before and after an operation for its cost.
+ */
+struct uiomem_query {
+	__u64 size;
+	__u64 phys_addr;
+	__u32 cache_line_size;
+	__u32 map_type;
+	__u32 sync_mode;
+	__u32 flags;
+	__u32 abi_version;
+	__u32 __pad;
+	__u64 sync_calls;
+	__u64 sync_lines;
+	__u64 sync_barriers;
+	__u64 reserved[4];
+};
+
+/* uiomem_sync.flags, as in DMA_BUF_IOCTL_SYNC (<linux/dma-buf.h>) */
+#define UIOMEM_SYNC_READ		(1U << 0) /* the CPU reads: device wrote */
+#define UIOMEM_SYNC_WRITE		(1U << 1) /* the CPU writes: device reads */
+#define UIOMEM_SYNC_RW			(UIOMEM_SYNC_READ | UIOMEM_SYNC_WRITE)
+#define UIOMEM_SYNC_START		(0U << 2) /* CPU access begins (for cpu) */
+#define UIOMEM_SYNC_END			(1U << 2) /* CPU access ends (for device) */
+#define UIOMEM_SYNC_VALID_FLAGS		(UIOMEM_SYNC_RW | UIOMEM_SYNC_END)
+
+/**
+ * struct uiomem_sync - cache maintenance of part of the region
+ * @flags: UIOMEM_SYNC_START or UIOMEM_SYNC_END, ORed with READ, WRITE or RW
+ *	(at least one of them)
+ * @__pad: zero
+ * @offset: first byte, from the start of the region
+ * @length: number of bytes; 0 syncs nothing (but the range is checked)
+ * @reserved: zero
+ *
+ * START|READ and START|RW invalidate the range (sync_for_cpu, direction
+ * from device or bidirectional); START|WRITE does nothing to the cache.
+ * END|WRITE and END|RW clean the range (sync_for_device); END|READ
+ * invalidates it.  Partial cache lines at either end of an invalidated
+ * range are cleaned first, so bytes next to the range are never lost.
+ * Errors: EINVAL for unknown flags, nonzero reserved fields or a range
+ * that does not fit in the region (offset + length wrapping included).
+ */
+struct uiomem_sync {
+	__u32 flags;
+	__u32 __pad;
+	__u64 offset;
+	__u64 length;
+	__u64 reserved[2];
+};
+
+#define UIOMEM_IOC_MAGIC		'u'
+#define UIOMEM_IOCTL_QUERY		_IOR(UIOMEM_IOC_MAGIC, 0xc0, struct uiomem_query)
+#define UIOMEM_IOCTL_SYNC		_IOW(UIOMEM_IOC_MAGIC, 0xc1, struct uiomem_sync)
+
+#endif /* _UAPI_LINUX_UIOMEM_H */
