@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * buffer.c - udmem_buffer_*: u-dma-buf buffers (open, create/delete through
+ * the manager, map, sync, DMA-BUF export).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/u-dma-buf-ioctl.h>
+
+#include "internal.h"
+
+struct udmem_buffer {
+	int fd;
+	unsigned int flags;		/* enum udmem_open_flags */
+	char name[UDMEM_NAME_MAX];
+	uint64_t size;
+	uint64_t phys_addr;
+	uint64_t dma_addr;
+	int coherent;
+	int dma_mask_bits;
+	int mmap_mode;
+	pthread_mutex_t lock;		/* protects map */
+	void *map;
+};
+
+static const char *const udmem_mmap_mode_words[] = {
+	[UDMEM_MMAP_OFF] = "quirk-mmap-off",
+	[UDMEM_MMAP_ON] = "quirk-mmap-on",
+	[UDMEM_MMAP_AUTO] = "quirk-mmap-auto",
+	[UDMEM_MMAP_PAGE] = "quirk-mmap-page",
+};
+
+static int udmem_buffer_read_info(struct udmem_buffer *buf)
+{
+	struct u_dma_buf_ioctl_dev_info info;
+	uint64_t val;
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_DEV_INFO, &info);
+	if (ret == 0) {
+		buf->size = info.size;
+		buf->dma_addr = info.addr;
+		buf->coherent = GET_U_DMA_BUF_IOCTL_FLAGS_DMA_COHERENT(&info);
+		buf->dma_mask_bits = GET_U_DMA_BUF_IOCTL_FLAGS_DMA_MASK(&info);
+		buf->mmap_mode = GET_U_DMA_BUF_IOCTL_FLAGS_MMAP_MODE(&info);
+	} else if (ret == -ENOTTY) {
+		/* A driver built without ioctls: sysfs has the same facts. */
+		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+					   "size", &buf->size);
+		if (ret)
+			return ret;
+		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+					   "phys_addr", &buf->dma_addr);
+		if (ret)
+			return ret;
+		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+					  "dma_coherent", &val))
+			buf->coherent = val != 0;
+		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+					  "quirk_mmap_mode", &val))
+			buf->mmap_mode = (int)val;
+	} else {
+		return ret;
+	}
+	if (udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name, "phys_addr",
+				 &buf->phys_addr))
+		buf->phys_addr = buf->dma_addr;
+	return 0;
+}
+
+UDMEM_API int udmem_buffer_open(const char *name, unsigned int flags,
+				struct udmem_buffer **out)
+{
+	struct udmem_buffer *buf;
+	int fd, ret;
+
+	if (!out)
+		return -EINVAL;
+	fd = udmem_dev_open(UDMEM_CLASS_BUFFER, name, flags);
+	if (fd < 0)
+		return fd;
+	buf = calloc(1, sizeof(*buf));
+	if (!buf) {
+		ret = -ENOMEM;
+		goto err_close_fd;
+	}
+	buf->fd = fd;
+	buf->flags = flags;
+	snprintf(buf->name, sizeof(buf->name), "%s", name);
+	ret = udmem_buffer_read_info(buf);
+	if (ret)
+		goto err_free_buf;
+	ret = -pthread_mutex_init(&buf->lock, NULL);
+	if (ret)
+		goto err_free_buf;
+	*out = buf;
+	return 0;
+
+err_free_buf:
+	free(buf);
+err_close_fd:
+	close(fd);
+	return ret;
+}
+
+UDMEM_API void udmem_buffer_close(struct udmem_buffer *buf)
+{
+	if (!buf)
+		return;
+	if (buf->map)
+		munmap(buf->map, buf->size);
+	close(buf->fd);
+	pthread_mutex_destroy(&buf->lock);
+	free(buf);
+}
+
+static int udmem_mgr_command(const char *cmd)
+{
+	size_t len = strlen(cmd);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(UDMEM_MGR_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	do {
+		n = write(fd, cmd, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+UDMEM_API int udmem_buffer_create(const char *name, uint64_t size,
+				  unsigned int dma_mask_bits,
+				  enum udmem_mmap_mode mode)
+{
+	char cmd[160];
+	uint64_t got;
+	int len, ret;
+
+	if (!udmem_name_valid(name) || size == 0 ||
+	    (dma_mask_bits && (dma_mask_bits < 12 || dma_mask_bits > 64)) ||
+	    (unsigned int)mode > UDMEM_MMAP_PAGE)
+		return -EINVAL;
+	if (udmem_sysfs_exists(UDMEM_CLASS_BUFFER, name))
+		return -EEXIST;
+	len = snprintf(cmd, sizeof(cmd), "create %s %llu", name,
+		       (unsigned long long)size);
+	if (dma_mask_bits)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " dma-mask=%u",
+				dma_mask_bits);
+	if (mode != UDMEM_MMAP_DEFAULT)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " %s",
+				udmem_mmap_mode_words[mode]);
+	snprintf(cmd + len, sizeof(cmd) - len, "\n");
+	ret = udmem_mgr_command(cmd);
+	if (ret)
+		return ret;
+	/* A manager that truncates sizes must not hand out a short buffer. */
+	if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, name, "size", &got) &&
+	    got != size) {
+		udmem_buffer_delete(name);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+UDMEM_API int udmem_buffer_delete(const char *name)
+{
+	char cmd[96];
+
+	if (!udmem_name_valid(name))
+		return -EINVAL;
+	if (!udmem_sysfs_exists(UDMEM_CLASS_BUFFER, name))
+		return -ENOENT;
+	snprintf(cmd, sizeof(cmd), "delete %s\n", name);
+	return udmem_mgr_command(cmd);
+}
+
+UDMEM_API int udmem_buffer_list(char ***names)
+{
+	return udmem_class_list(UDMEM_CLASS_BUFFER, names);
+}
+
+UDMEM_API const char *udmem_buffer_name(const struct udmem_buffer *buf)
+{
+	return buf ? buf->name : NULL;
+}
+
+UDMEM_API uint64_t udmem_buffer_size(const struct udmem_buffer *buf)
+{
+	return buf ? buf->size : 0;
+}
+
+UDMEM_API uint64_t udmem_buffer_phys_addr(const struct udmem_buffer *buf)
+{
+	return buf ? buf->phys_addr : 0;
+}
+
+UDMEM_API uint64_t udmem_buffer_dma_addr(const struct udmem_buffer *buf)
+{
+	return buf ? buf->dma_addr : 0;
+}
+
+UDMEM_API int udmem_buffer_is_coherent(const struct udmem_buffer *buf)
+{
+	return buf ? buf->coherent : -EINVAL;
+}
+
+UDMEM_API int udmem_buffer_dma_mask_bits(const struct udmem_buffer *buf)
+{
+	return buf ? buf->dma_mask_bits : -EINVAL;
+}
+
+UDMEM_API int udmem_buffer_mmap_mode(const struct udmem_buffer *buf)
+{
+	return buf ? buf->mmap_mode : -EINVAL;
+}
+
+UDMEM_API int udmem_buffer_fd(const struct udmem_buffer *buf)
+{
+	return buf ? buf->fd : -EINVAL;
+}
+
+UDMEM_API int udmem_buffer_sync_mode(struct udmem_buffer *buf)
+{
+	struct u_dma_buf_ioctl_sync_args args;
+	int ret;
+
+	if (!buf)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_SYNC, &args);
+	return ret ? ret : GET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args);
+}
+
+UDMEM_API int udmem_buffer_sync_owner(struct udmem_buffer *buf)
+{
+	__u32 owner = 0;
+	int ret;
+
+	if (!buf)
+		return -EINVAL;
+	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_SYNC_OWNER, &owner);
+	return ret ? ret : (owner ? UDMEM_OWNER_DEVICE : UDMEM_OWNER_CPU);
+}
+
+UDMEM_API int udmem_buffer_map(struct udmem_buffer *buf, void **addr)
+{
+	int prot = PROT_READ, ret = 0;
+	void *p;
+
+	if (!buf || !addr)
+		return -EINVAL;
+	if (buf->size == 0 || buf->size > SIZE_MAX)
+		return -EOVERFLOW;
+	if (!(buf->flags & UDMEM_OPEN_RDONLY))
+		prot |= PROT_WRITE;
+	pthread_mutex_lock(&buf->lock);
+	if (!buf->map) {
+		p = mmap(NULL, buf->size, prot, MAP_SHARED, buf->fd, 0);
+		if (p == MAP_FAILED)
+			ret = -errno;
+		else
+			buf->map = p;
+	}
+	if (!ret)
+		*addr = buf->map;
+	pthread_mutex_unlock(&buf->lock);
+	return ret;
+}
+
+UDMEM_API int udmem_buffer_unmap(struct udmem_buffer *buf)
+{
+	int ret = 0;
+
+	if (!buf)
+		return -EINVAL;
+	pthread_mutex_lock(&buf->lock);
+	if (!buf->map)
+		ret = -EINVAL;
+	else if (munmap(buf->map, buf->size) < 0)
+		ret = -errno;
+	else
+		buf->map = NULL;
+	pthread_mutex_unlock(&buf->lock);
+	return ret;
+}
+
+UDMEM_API void *udmem_buffer_addr(struct udmem_buffer *buf)
+{
+	void *p;
+
+	if (!buf)
+		return NULL;
+	pthread_mutex_lock(&buf->lock);
+	p = buf->map;
+	pthread_mutex_unlock(&buf->lock);
+	return p;
+}
+
+static int udmem_buffer_sync(struct udmem_buffer *buf, int cmd,
+			     uint64_t offset, uint64_t size,
+			     enum udmem_dir dir)
+{
+	struct u_dma_buf_ioctl_sync_args args;
+
+	if (!buf || (unsigned int)dir > UDMEM_DIR_FROM_DEVICE ||
+	    offset >= buf->size)
+		return -EINVAL;
+	if (size == 0)
+		size = buf->size - offset;
+	if (size > buf->size - offset)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD(&args, cmd);
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_DIR(&args, dir);
+	args.offset = offset;
+	args.size = size;
+	return udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_SET_SYNC, &args);
+}
+
+UDMEM_API int udmem_buffer_sync_for_cpu(struct udmem_buffer *buf,
+					uint64_t offset, uint64_t size,
+					enum udmem_dir dir)
+{
+	return udmem_buffer_sync(buf, U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU,
+				 offset, size, dir);
+}
+
+UDMEM_API int udmem_buffer_sync_for_device(struct udmem_buffer *buf,
+					   uint64_t offset, uint64_t size,
+					   enum udmem_dir dir)
+{
+	return udmem_buffer_sync(buf, U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE,
+				 offset, size, dir);
+}
+
+UDMEM_API int udmem_buffer_export_dmabuf(struct udmem_buffer *buf,
+					 uint64_t offset, uint64_t size,
+					 int fd_flags, uint64_t *dma_addr)
+{
+	struct u_dma_buf_ioctl_export_args args;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if (!buf || fd_flags < 0)
+		return -EINVAL;
+	if (size == 0 && offset < buf->size)
+		size = (buf->size - offset) & ~(page - 1);
+	memset(&args, 0, sizeof(args));
+	SET_U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS(&args, fd_flags);
+	args.offset = offset;
+	args.size = size;
+	args.fd = -1;
+	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_EXPORT, &args);
+	if (ret)
+		return ret;
+	if (args.fd < 0)
+		return -EIO;
+	if (dma_addr)
+		*dma_addr = args.addr;
+	return args.fd;
+}

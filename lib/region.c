@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * region.c - udmem_region_*: uiomem device-memory regions (open, map, sync).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/uiomem.h>
+
+#include "internal.h"
+
+struct udmem_region {
+	int fd;
+	unsigned int flags;		/* enum udmem_open_flags */
+	char name[UDMEM_NAME_MAX];
+	uint64_t size;
+	uint64_t phys_addr;
+	uint32_t map_type;		/* UIOMEM_MAP_* */
+	uint32_t query_flags;		/* UIOMEM_QUERY_* */
+	pthread_mutex_t lock;		/* protects map */
+	void *map;
+};
+
+static int udmem_region_query(const struct udmem_region *reg,
+			      struct uiomem_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	return udmem_ioctl(reg->fd, UIOMEM_IOCTL_QUERY, q);
+}
+
+UDMEM_API int udmem_region_open(const char *name, unsigned int flags,
+				struct udmem_region **out)
+{
+	struct udmem_region *reg;
+	struct uiomem_query q;
+	int fd, ret;
+
+	if (!out)
+		return -EINVAL;
+	fd = udmem_dev_open(UDMEM_CLASS_REGION, name, flags);
+	if (fd < 0)
+		return fd;
+	reg = calloc(1, sizeof(*reg));
+	if (!reg) {
+		ret = -ENOMEM;
+		goto err_close_fd;
+	}
+	reg->fd = fd;
+	reg->flags = flags;
+	snprintf(reg->name, sizeof(reg->name), "%s", name);
+	ret = udmem_region_query(reg, &q);
+	if (ret)
+		goto err_free_reg;
+	reg->size = q.size;
+	reg->phys_addr = q.phys_addr;
+	reg->map_type = q.map_type;
+	reg->query_flags = q.flags;
+	ret = -pthread_mutex_init(&reg->lock, NULL);
+	if (ret)
+		goto err_free_reg;
+	*out = reg;
+	return 0;
+
+err_free_reg:
+	free(reg);
+err_close_fd:
+	close(fd);
+	return ret;
+}
+
+UDMEM_API void udmem_region_close(struct udmem_region *reg)
+{
+	if (!reg)
+		return;
+	if (reg->map)
+		munmap(reg->map, reg->size);
+	close(reg->fd);
+	pthread_mutex_destroy(&reg->lock);
+	free(reg);
+}
+
+UDMEM_API int udmem_region_list(char ***names)
+{
+	return udmem_class_list(UDMEM_CLASS_REGION, names);
+}
+
+UDMEM_API const char *udmem_region_name(const struct udmem_region *reg)
+{
+	return reg ? reg->name : NULL;
+}
+
+UDMEM_API uint64_t udmem_region_size(const struct udmem_region *reg)
+{
+	return reg ? reg->size : 0;
+}
+
+UDMEM_API uint64_t udmem_region_phys_addr(const struct udmem_region *reg)
+{
+	return reg ? reg->phys_addr : 0;
+}
+
+UDMEM_API uint64_t udmem_region_dma_addr(const struct udmem_region *reg)
+{
+	/* uiomem knows no bus translation: devices see the CPU address. */
+	return reg ? reg->phys_addr : 0;
+}
+
+UDMEM_API int udmem_region_is_coherent(const struct udmem_region *reg)
+{
+	if (!reg)
+		return -EINVAL;
+	return reg->map_type != UIOMEM_MAP_CACHED;
+}
+
+UDMEM_API int udmem_region_fd(const struct udmem_region *reg)
+{
+	return reg ? reg->fd : -EINVAL;
+}
+
+UDMEM_API int udmem_region_sync_mode(struct udmem_region *reg)
+{
+	struct uiomem_query q;
+	int ret;
+
+	if (!reg)
+		return -EINVAL;
+	ret = udmem_region_query(reg, &q);
+	return ret ? ret : (int)q.sync_mode;
+}
+
+UDMEM_API int udmem_region_sync_owner(struct udmem_region *reg)
+{
+	uint64_t owner;
+	int ret;
+
+	if (!reg)
+		return -EINVAL;
+	ret = udmem_sysfs_read_u64(UDMEM_CLASS_REGION, reg->name, "sync_owner",
+				   &owner);
+	return ret ? ret : (owner ? UDMEM_OWNER_DEVICE : UDMEM_OWNER_CPU);
+}
+
+UDMEM_API int udmem_region_map(struct udmem_region *reg, void **addr)
+{
+	int prot = PROT_READ, ret = 0;
+	void *p;
+
+	if (!reg || !addr)
+		return -EINVAL;
+	if (reg->size == 0 || reg->size > SIZE_MAX)
+		return -EOVERFLOW;
+	if (!(reg->flags & UDMEM_OPEN_RDONLY))
+		prot |= PROT_WRITE;
+	pthread_mutex_lock(&reg->lock);
+	if (!reg->map) {
+		p = mmap(NULL, reg->size, prot, MAP_SHARED, reg->fd, 0);
+		if (p == MAP_FAILED)
+			ret = -errno;
+		else
+			reg->map = p;
+	}
+	if (!ret)
+		*addr = reg->map;
+	pthread_mutex_unlock(&reg->lock);
+	return ret;
+}
+
+UDMEM_API int udmem_region_unmap(struct udmem_region *reg)
+{
+	int ret = 0;
+
+	if (!reg)
+		return -EINVAL;
+	pthread_mutex_lock(&reg->lock);
+	if (!reg->map)
+		ret = -EINVAL;
+	else if (munmap(reg->map, reg->size) < 0)
+		ret = -errno;
+	else
+		reg->map = NULL;
+	pthread_mutex_unlock(&reg->lock);
+	return ret;
+}
+
+UDMEM_API void *udmem_region_addr(struct udmem_region *reg)
+{
+	void *p;
+
+	if (!reg)
+		return NULL;
+	pthread_mutex_lock(&reg->lock);
+	p = reg->map;
+	pthread_mutex_unlock(&reg->lock);
+	return p;
+}
+
+/* DMA-API direction -> DMA_BUF_IOCTL_SYNC-style access bits. */
+static const uint32_t udmem_region_access[] = {
+	[UDMEM_DIR_BIDIRECTIONAL] = UIOMEM_SYNC_RW,
+	[UDMEM_DIR_TO_DEVICE] = UIOMEM_SYNC_WRITE,
+	[UDMEM_DIR_FROM_DEVICE] = UIOMEM_SYNC_READ,
+};
+
+static int udmem_region_sync(struct udmem_region *reg, uint32_t when,
+			     uint64_t offset, uint64_t size,
+			     enum udmem_dir dir)
+{
+	struct uiomem_sync s;
+
+	if (!reg || (unsigned int)dir > UDMEM_DIR_FROM_DEVICE ||
+	    offset >= reg->size)
+		return -EINVAL;
+	if (size == 0)
+		size = reg->size - offset;
+	if (size > reg->size - offset)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.flags = when | udmem_region_access[dir];
+	s.offset = offset;
+	s.length = size;
+	return udmem_ioctl(reg->fd, UIOMEM_IOCTL_SYNC, &s);
+}
+
+UDMEM_API int udmem_region_sync_for_cpu(struct udmem_region *reg,
+					uint64_t offset, uint64_t size,
+					enum udmem_dir dir)
+{
+	return udmem_region_sync(reg, UIOMEM_SYNC_START, offset, size, dir);
+}
+
+UDMEM_API int udmem_region_sync_for_device(struct udmem_region *reg,
+					   uint64_t offset, uint64_t size,
+					   enum udmem_dir dir)
+{
+	return udmem_region_sync(reg, UIOMEM_SYNC_END, offset, size, dir);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/**
+ * @file udmem.h
+ * @brief libudmem: memory shared between user programs and hardware.
+ *
+ * Two kinds of objects:
+ *  - a **buffer** (struct udmem_buffer) is a u-dma-buf device: DMA-able memory
+ *    allocated by the kernel, found under /sys/class/u-dma-buf/NAME and /dev/NAME;
+ *  - a **region** (struct udmem_region) is a uiomem device: a fixed window of
+ *    physical memory outside the kernel (FPGA block RAM, a carve-out),
+ *    found under /sys/class/uiomem/NAME and /dev/NAME.
+ *
+ * Conventions, the same for every function:
+ *  - functions returning int return 0 (or a documented non-negative value) on
+ *    success and a negative errno value on failure; errno is not used;
+ *  - constructors take an out-parameter and set it only on success;
+ *  - every _close() accepts NULL;
+ *  - the library has no global state; a handle may be used from several
+ *    threads at once (its map state is locked), different handles need no
+ *    coordination;
+ *  - the caller frees what it gets from a function whose name ends in _open
+ *    or _list, with the matching _close or udmem_list_free().
+ */
+#ifndef UDMEM_H
+#define UDMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * API version, (major << 16) | (minor << 8) | patch.  It grows whenever a
+ * function is added; test it with `#if UDMEM_API_VERSION >= 0x010000`.
+ */
+#define UDMEM_API_VERSION	0x010000
+
+/** Direction of a transfer, as the DMA API names it. */
+enum udmem_dir {
+	UDMEM_DIR_BIDIRECTIONAL = 0,	/**< both ways */
+	UDMEM_DIR_TO_DEVICE = 1,	/**< the CPU wrote, the device reads */
+	UDMEM_DIR_FROM_DEVICE = 2,	/**< the device wrote, the CPU reads */
+};
+
+/** How a buffer's mmap is built (u-dma-buf "quirk-mmap" modes). */
+enum udmem_mmap_mode {
+	UDMEM_MMAP_DEFAULT = 0,		/**< the driver's default */
+	UDMEM_MMAP_OFF = 1,		/**< dma_mmap_coherent */
+	UDMEM_MMAP_ON = 2,		/**< cached pages, inserted per fault */
+	UDMEM_MMAP_AUTO = 3,		/**< ON unless the device is DMA-coherent */
+	UDMEM_MMAP_PAGE = 4,		/**< struct pages (O_DIRECT works) */
+};
+
+/** Flags for udmem_buffer_open() and udmem_region_open(). */
+enum udmem_open_flags {
+	/** Open with O_SYNC: the mapping uses the device's sync_mode caching. */
+	UDMEM_OPEN_SYNC = 1 << 0,
+	/** Open read-only; mappings are then read-only too. */
+	UDMEM_OPEN_RDONLY = 1 << 1,
+};
+
+/** Owner of a buffer after the last sync. */
+enum udmem_owner {
+	UDMEM_OWNER_CPU = 0,		/**< last sync was for the CPU */
+	UDMEM_OWNER_DEVICE = 1,		/**< last sync was for the device */
+};
+
+struct udmem_buffer;
+struct udmem_region;
+
+/**
+ * @brief The library's API version as a string, e.g. "1.0.0".
+ * @return A static string; do not free it.
+ */
+const char *udmem_api_version(void);
+
+/**
+ * @brief Describe an error code returned by this library.
+ * @param err A negative errno value as returned by the library (a positive
+ *            errno is accepted too).
+ * @return A static string; do not free it.  Never NULL.
+ */
+const char *udmem_strerror(int err);
+
+/**
+ * @brief Free a name list returned by udmem_buffer_list() or udmem_region_list().
+ * @param names The list (NULL-terminated); NULL is allowed.
+ */
+void udmem_list_free(char **names);
+
+/* ---- Buffers (u-dma-buf) --------------------------------------------- */
+
+/**
+ * @brief Open an existing buffer by its device name.
+ * @param name  Device name, e.g. "udmabuf0" (not a path).
+ * @param flags A mask of enum udmem_open_flags.
+ * @param out   Receives the handle; the caller frees it with udmem_buffer_close().
+ * @return 0; -EINVAL for a bad name or flags; -ENOENT if no such device
+ *         exists; -ENODEV if /dev/NAME exists but is not a u-dma-buf buffer;
+ *         other -errno from open() or the driver.
+ */
+int udmem_buffer_open(const char *name, unsigned int flags,
+		      struct udmem_buffer **out);
+
+/**
+ * @brief Close a buffer handle, unmapping its mapping if any.
+ * @param buf The handle, or NULL (nothing happens).  The buffer itself stays.
+ */
+void udmem_buffer_close(struct udmem_buffer *buf);
+
+/**
+ * @brief Create a buffer through /dev/u-dma-buf-mgr.
+ * @param name          New device name: letters, digits, '_', '-', '.'; at
+ *                      most 63 characters.
+ * @param size          Size in bytes (> 0).
+ * @param dma_mask_bits DMA mask width (12..64), or 0 for the driver's default.
+ * @param mode          enum udmem_mmap_mode.
+ * @return 0; -EINVAL for a bad argument; -EEXIST if the name is taken;
+ *         -ENODEV if the manager module is not loaded; other -errno from
+ *         the manager (e.g. -ENOMEM).  Free with udmem_buffer_delete().
+ */
+int udmem_buffer_create(const char *name, uint64_t size,
+			unsigned int dma_mask_bits, enum udmem_mmap_mode mode);
+
+/**
+ * @brief Delete a buffer made by the manager or by module parameters.
+ * @param name Device name.
+ * @return 0; -ENOENT if there is no such buffer; -ENODEV if the manager is
+ *         not loaded; -EBUSY or -EINVAL from the manager when the buffer
+ *         is in use or was not created through it (device tree).
+ */
+int udmem_buffer_delete(const char *name);
+
+/**
+ * @brief List the names of all buffers.
+ * @param names Receives a NULL-terminated, sorted array of names; the
+ *              caller frees it with udmem_list_free().
+ * @return The number of names (0 if the driver is not loaded), or -errno.
+ */
+int udmem_buffer_list(char ***names);
+
+/**
+ * @brief The buffer's device name.
+ * @return A string owned by the handle, valid until udmem_buffer_close().
+ */
+const char *udmem_buffer_name(const struct udmem_buffer *buf);
+
+/** @brief The buffer's size in bytes (0 for NULL). */
+uint64_t udmem_buffer_size(const struct udmem_buffer *buf);
+
+/**
+ * @brief The physical address as the driver reports it (sysfs phys_addr).
+ *
+ * u-dma-buf reports the DMA handle there, so this equals
+ * udmem_buffer_dma_addr() unless the driver says otherwise.
+ * @return The address (0 for NULL).
+ */
+uint64_t udmem_buffer_phys_addr(const struct udmem_buffer *buf);
+
+/** @brief The address to program into the DMA master (0 for NULL). */
+uint64_t udmem_buffer_dma_addr(const struct udmem_buffer *buf);
+
+/**
+ * @brief Whether the device is DMA-coherent (syncs are then free).
+ * @return 1, 0, or -EINVAL for NULL.
+ */
+int udmem_buffer_is_coherent(const struct udmem_buffer *buf);
+
+/**
+ * @brief The width of the device's DMA mask in bits.
+ * @return 1..64, 0 if unknown, or -EINVAL for NULL.
+ */
+int udmem_buffer_dma_mask_bits(const struct udmem_buffer *buf);
+
+/**
+ * @brief The buffer's mmap mode (enum udmem_mmap_mode).
+ * @return The mode, UDMEM_MMAP_DEFAULT if the driver does not say, or -EINVAL.
+ */
+int udmem_buffer_mmap_mode(const struct udmem_buffer *buf);
+
+/**
+ * @brief The buffer's current sync_mode (0..7, see the u-dma-buf documentation).
+ * @return The mode or -errno.
+ */
+int udmem_buffer_sync_mode(struct udmem_buffer *buf);
+
+/**
+ * @brief Who owns the buffer after the last sync.
+ * @return UDMEM_OWNER_CPU, UDMEM_OWNER_DEVICE or -errno.
+ */
+int udmem_buffer_sync_owner(struct udmem_buffer *buf);
+
+/**
+ * @brief Map the whole buffer into this process (shared, read-write unless
+ *        opened with UDMEM_OPEN_RDONLY).
+ *
+ * A handle has at most one mapping: a second call returns the same address.
+ * @param buf  The handle.
+ * @param addr Receives the address; it belongs to the handle and is valid
+ *             until udmem_buffer_unmap() or udmem_buffer_close().
+ * @return 0 or -errno from mmap().
+ */
+int udmem_buffer_map(struct udmem_buffer *buf, void **addr);
+
+/**
+ * @brief Remove the handle's mapping.
+ * @return 0, or -EINVAL if the buffer is not mapped.
+ */
+int udmem_buffer_unmap(struct udmem_buffer *buf);
+
+/**
+ * @brief The handle's mapping, or NULL when it is not mapped.
+ */
+void *udmem_buffer_addr(struct udmem_buffer *buf);
+
+/**
+ * @brief Hand a byte range back to the CPU after the device wrote it.
+ *
+ * One ioctl.  Invalidates the CPU caches over the range when the device is
+ * not coherent.  The range is also stored as the device's sync range.
+ * @param buf    The handle.
+ * @param offset First byte.
+ * @param size   Number of bytes; 0 means "to the end of the buffer".
+ * @param dir    enum udmem_dir.
+ * @return 0; -EINVAL if the range does not fit or dir is bad; -errno.
+ */
+int udmem_buffer_sync_for_cpu(struct udmem_buffer *buf, uint64_t offset,
+			      uint64_t size, enum udmem_dir dir);
+
+/**
+ * @brief Hand a byte range to the device after the CPU wrote it.
+ *
+ * Same rules as udmem_buffer_sync_for_cpu(); writes the CPU caches back.
+ */
+int udmem_buffer_sync_for_device(struct udmem_buffer *buf, uint64_t offset,
+				 uint64_t size, enum udmem_dir dir);
+
+/**
+ * @brief Export a page-aligned range of the buffer as a DMA-BUF.
+ * @param buf      The handle.
+ * @param offset   Page-aligned start.
+ * @param size     Page-aligned length; 0 means "the whole buffer" (rounded
+ *                 down to a page).
+ * @param fd_flags O_RDWR/O_RDONLY/O_WRONLY, optionally | O_CLOEXEC | O_SYNC.
+ * @param dma_addr If not NULL, receives the DMA address of the range.
+ * @return The new DMA-BUF file descriptor (the caller closes it), or -errno
+ *         (-EINVAL for a misaligned range or bad flags, -ENOTTY if the
+ *         driver was built without export).
+ */
+int udmem_buffer_export_dmabuf(struct udmem_buffer *buf, uint64_t offset,
+			       uint64_t size, int fd_flags, uint64_t *dma_addr);
+
+/**
+ * @brief The file descriptor of /dev/NAME, owned by the handle.
+ * @return The descriptor (do not close it), or -EINVAL for NULL.
+ */
+int udmem_buffer_fd(const struct udmem_buffer *buf);
+
+/* ---- Regions (uiomem) ------------------------------------------------ */
+
+/**
+ * @brief Open an existing region by its device name.
+ * @param name  Device name, e.g. "uiomem0".
+ * @param flags A mask of enum udmem_open_flags.
+ * @param out   Receives the handle; free it with udmem_region_close().
+ * @return 0; -EINVAL for a bad name or flags; -ENOENT if no such device;
+ *         -ENODEV if /dev/NAME exists but is not a uiomem region; -errno.
+ */
+int udmem_region_open(const char *name, unsigned int flags,
+		      struct udmem_region **out);
+
+/** @brief Close a region handle (NULL allowed), unmapping it if mapped. */
+void udmem_region_close(struct udmem_region *reg);
+
+/**
+ * @brief List the names of all regions.
+ * @param names Receives a NULL-terminated, sorted array; free it with
+ *              udmem_list_free().
+ * @return The number of names (0 if the driver is not loaded), or -errno.
+ */
+int udmem_region_list(char ***names);
+
+/** @brief The region's device name, owned by the handle. */
+const char *udmem_region_name(const struct udmem_region *reg);
+
+/** @brief The region's size in bytes (0 for NULL). */
+uint64_t udmem_region_size(const struct udmem_region *reg);
+
+/** @brief The region's CPU physical address (0 for NULL). */
+uint64_t udmem_region_phys_addr(const struct udmem_region *reg);
+
+/**
+ * @brief The region's address as a DMA master sees it.
+ *
+ * The driver reports it when it knows a translation; otherwise it is the
+ * physical address.
+ */
+uint64_t udmem_region_dma_addr(const struct udmem_region *reg);
+
+/**
+ * @brief Whether accesses to the region need no cache maintenance.
+ * @return 1, 0, or -EINVAL for NULL.
+ */
+int udmem_region_is_coherent(const struct udmem_region *reg);
+
+/**
+ * @brief The region's sync_mode (0..7), as in sysfs.
+ * @return The mode or -errno.
+ */
+int udmem_region_sync_mode(struct udmem_region *reg);
+
+/**
+ * @brief Who owns the region after the last sync.
+ * @return UDMEM_OWNER_CPU, UDMEM_OWNER_DEVICE or -errno.
+ */
+int udmem_region_sync_owner(struct udmem_region *reg);
+
+/**
+ * @brief Map the whole region (see udmem_buffer_map()).
+ * @param addr Receives the address, owned by the handle.
+ */
+int udmem_region_map(struct udmem_region *reg, void **addr);
+
+/** @brief Remove the handle's mapping; -EINVAL if not mapped. */
+int udmem_region_unmap(struct udmem_region *reg);
+
+/** @brief The handle's mapping, or NULL when not mapped. */
+void *udmem_region_addr(struct udmem_region *reg);
+
+/**
+ * @brief Make a byte range written by a device visible to the CPU (one ioctl).
+ * @param size 0 means "to the end of the region".
+ * @return 0; -EINVAL for a bad range or direction; -errno.
+ */
+int udmem_region_sync_for_cpu(struct udmem_region *reg, uint64_t offset,
+			      uint64_t size, enum udmem_dir dir);
+
+/**
+ * @brief Make a byte range written by the CPU visible to a device (one ioctl).
+ * @param size 0 means "to the end of the region".
+ * @return 0; -EINVAL for a bad range or direction; -errno.
+ */
+int udmem_region_sync_for_device(struct udmem_region *reg, uint64_t offset,
+				 uint64_t size, enum udmem_dir dir);
+
+/** @brief The file descriptor of /dev/NAME, owned by the handle. */
+int udmem_region_fd(const struct udmem_region *reg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDMEM_H */
