@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bench-priv.h - shared declarations of the `udmem bench` sources.
+ *
+ * A target is what the bench measures: a u-dma-buf buffer, a uiomem region,
+ * or anonymous memory (the physical-limit reference).  Every measured path
+ * uses raw system calls (open, mmap, read, write, ioctl, sysfs writes), so
+ * the figures describe the driver and not a library.
+ */
+#ifndef UDMEM_BENCH_PRIV_H
+#define UDMEM_BENCH_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_SCHEMA_VERSION	1
+#define BENCH_NAME_MAX		64
+
+enum bench_class {
+	BENCH_ANON,
+	BENCH_UDMABUF,
+	BENCH_UIOMEM,
+};
+
+/* How a sync is issued; each costs a known number of system calls. */
+enum bench_sync_method {
+	BENCH_SYNC_IOCTL,	/* one ioctl on the open device */
+	BENCH_SYNC_SYSFS,	/* open + write(packed command) + close */
+	BENCH_SYNC_SYSFS_ATTRS,	/* offset, size, direction, then go: 4 x 3 */
+	BENCH_SYNC_METHODS,
+};
+
+enum bench_dir {
+	BENCH_DIR_BIDIR = 0,
+	BENCH_DIR_TO_DEVICE = 1,
+	BENCH_DIR_FROM_DEVICE = 2,
+};
+
+struct bench_target {
+	char name[BENCH_NAME_MAX];
+	enum bench_class class;
+	char dev_path[128];
+	char sys_path[128];
+	uint64_t size;		/* bytes the driver reports */
+	uint64_t phys_addr;
+	int dma_coherent;	/* 1, 0, or -1 when unknown */
+	int sync_mode;		/* as found; -1 when unknown */
+	bool has_ioctl;		/* the sync ioctl answered */
+	char driver_version[32];
+	/* sync attributes as found, put back by bench_target_restore() */
+	long long saved_sync_offset;
+	long long saved_sync_size;
+	long long saved_sync_direction;
+};
+
+struct bench_opts {
+	int runs;
+	uint64_t size;		/* 0: each target's whole size */
+	bool quick;
+	bool json;
+	bool quiet;
+	bool progress_tty;
+};
+
+/* One measured figure with its spread over the runs. */
+struct bench_stat {
+	int runs;
+	double median;
+	double min;
+	double max;
+};
+
+/* measure.c */
+double bench_now(void);
+void bench_copy(void *dst, const void *src, size_t size);
+void bench_fill(void *buf, size_t size, uint64_t seed);
+void bench_stat_of(struct bench_stat *st, double *v, int n);
+long bench_minflt(void);
+long bench_majflt(void);
+void *bench_anon_alloc(size_t size);
+void bench_anon_free(void *p, size_t size);
+
+/* target.c */
+int bench_target_open_all(struct bench_target **out, int *count,
+			  char **names, int nnames);
+int bench_target_sync(const struct bench_target *t, int fd,
+		      enum bench_sync_method method, bool for_device,
+		      uint64_t offset, uint64_t size, enum bench_dir dir);
+int bench_sync_syscalls(enum bench_sync_method method);
+const char *bench_sync_method_name(enum bench_sync_method method);
+int bench_target_set_sync_mode(const struct bench_target *t, int mode);
+void bench_target_restore(const struct bench_target *t);
+int bench_target_read_int(const struct bench_target *t, const char *attr,
+			  long long *val);
+const char *bench_class_name(enum bench_class class);
+long bench_cache_line(const char **source);
+
+/* sysinfo.c */
+struct bench_sysinfo {
+	char kernel[128];
+	char arch[32];
+	char machine[128];
+	char cpu[128];
+	bool emulated;
+	char emulation[160];	/* the evidence, or "none found" */
+	long cpus;
+	long page_size;
+	long cache_line;
+	char time[32];
+};
+
+void bench_sysinfo_get(struct bench_sysinfo *si);
+
+/* report.c */
+struct bench_out {
+	FILE *f;
+	bool first;		/* no key written yet in this record */
+	int records;
+	int errors;
+	int skips;
+};
+
+void bench_json_begin(struct bench_out *o, const char *type);
+void bench_json_end(struct bench_out *o);
+void bench_json_kv_s(struct bench_out *o, const char *key, const char *val);
+void bench_json_kv_u(struct bench_out *o, const char *key, uint64_t val);
+void bench_json_kv_i(struct bench_out *o, const char *key, long long val);
+void bench_json_kv_f(struct bench_out *o, const char *key, double val);
+void bench_json_kv_b(struct bench_out *o, const char *key, bool val);
+void bench_json_kv_null(struct bench_out *o, const char *key);
+
+/* records.c: a recorded run, read back from JSON lines */
+struct bench_rec {
+	char type[16];
+	char target[BENCH_NAME_MAX];
+	char test[32];
+	char access[16];
+	char sync[16];
+	char method[16];
+	char direction[16];
+	char klass[16];
+	uint64_t size;
+	uint64_t offset;
+	double median;
+	double min;
+	double max;
+	double ratio;		/* NaN when absent */
+	double minflt;
+	double syscalls;
+	double cache_ops;
+	char unit[16];
+	char text[200];		/* meta: kernel/arch/machine summary */
+	bool emulated;
+};
+
+struct bench_run {
+	struct bench_rec *recs;
+	int count;
+};
+
+int bench_run_load(struct bench_run *run, const char *path);
+int bench_run_load_mem(struct bench_run *run, const char *text);
+void bench_run_free(struct bench_run *run);
+int bench_json_get(const char *line, const char *key, char *out, size_t len);
+
+/* table.c */
+void bench_table_print(FILE *f, const struct bench_run *run);
+int bench_compare(FILE *f, const char *a, const char *b);
+
+#endif /* UDMEM_BENCH_PRIV_H */

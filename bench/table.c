@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * table.c - the human views of a run: the seed-000-style table, and the
+ * ratios between two runs (--compare).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench-priv.h"
+
+static const char *const bench_tests[] = {
+	"mmap_write", "mmap_read", "file_write", "file_read",
+};
+
+static const char *bench_size_str(uint64_t size, char *buf, size_t len)
+{
+	if (size >= 1024 * 1024 && size % (1024 * 1024) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(size >> 20));
+	else if (size >= 1024 && size % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(size >> 10));
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)size);
+	return buf;
+}
+
+static const struct bench_rec *bench_find_bw(const struct bench_run *run,
+					     const char *target,
+					     const char *test,
+					     const char *access,
+					     const char *sync)
+{
+	int i;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (!strcmp(r->type, "bw") && !strcmp(r->target, target) &&
+		    !strcmp(r->test, test) && !strcmp(r->access, access) &&
+		    !strcmp(r->sync, sync))
+			return r;
+	}
+	return NULL;
+}
+
+static void bench_cell(FILE *f, const struct bench_rec *r)
+{
+	char cell[32];
+
+	if (!r)
+		snprintf(cell, sizeof(cell), "-");
+	else if (isnan(r->ratio))
+		snprintf(cell, sizeof(cell), "%.1f", r->median);
+	else
+		snprintf(cell, sizeof(cell), "%.1f (%.2f)", r->median, r->ratio);
+	fprintf(f, " %-16s", cell);
+}
+
+/* The (access, sync) rows a target has, in the order they were measured. */
+static int bench_rows(const struct bench_run *run, const char *target,
+		      const struct bench_rec **rows, int max)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < run->count && n < max; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "bw") || strcmp(r->target, target))
+			continue;
+		for (j = 0; j < n; j++)
+			if (!strcmp(rows[j]->access, r->access) &&
+			    !strcmp(rows[j]->sync, r->sync))
+				break;
+		if (j == n)
+			rows[n++] = r;
+	}
+	return n;
+}
+
+static void bench_table_bw(FILE *f, const struct bench_run *run)
+{
+	char size[32];
+	int i, k, t;
+
+	fprintf(f, "\nThroughput in MB/s, median of the runs (ratio to anonymous memory of the same size)\n");
+	fprintf(f, "%-22s %-8s %-9s %-11s", "target", "size", "access", "sync");
+	for (t = 0; t < 4; t++)
+		fprintf(f, " %-16s", bench_tests[t]);
+	fputc('\n', f);
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *tg = &run->recs[i];
+		const struct bench_rec *rows[16];
+		int n;
+
+		if (strcmp(tg->type, "target"))
+			continue;
+		n = bench_rows(run, tg->target, rows, 16);
+		for (k = 0; k < n; k++) {
+			fprintf(f, "%-22s %-8s %-9s %-11s",
+				k ? "" : tg->target,
+				k ? "" : bench_size_str(rows[k]->size, size,
+							 sizeof(size)),
+				rows[k]->access, rows[k]->sync);
+			for (t = 0; t < 4; t++)
+				bench_cell(f, bench_find_bw(run, tg->target,
+							    bench_tests[t],
+							    rows[k]->access,
+							    rows[k]->sync));
+			fputc('\n', f);
+		}
+	}
+}
+
+/* Seed 000's puzzle: was read()/write() faster than the mapping? */
+static void bench_table_mmap_vs_file(FILE *f, const struct bench_run *run)
+{
+	bool header = false;
+	int i;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i], *fw, *mr, *fr;
+
+		if (strcmp(r->type, "bw") || strcmp(r->test, "mmap_write"))
+			continue;
+		fw = bench_find_bw(run, r->target, "file_write", r->access,
+				   r->sync);
+		mr = bench_find_bw(run, r->target, "mmap_read", r->access,
+				   r->sync);
+		fr = bench_find_bw(run, r->target, "file_read", r->access,
+				   r->sync);
+		if (!fw || !mr || !fr)
+			continue;
+		if (!header) {
+			fprintf(f, "\nmmap against read()/write() (seed 000's question; >= 1.00: the mapping is at least as fast)\n");
+			fprintf(f, "%-22s %-9s %-11s %-22s %-22s\n", "target",
+				"access", "sync", "mmap/file write", "mmap/file read");
+			header = true;
+		}
+		fprintf(f, "%-22s %-9s %-11s %-22.2f %-22.2f\n", r->target,
+			r->access, r->sync, r->median / fw->median,
+			mr->median / fr->median);
+	}
+}
+
+static void bench_table_touch(FILE *f, const struct bench_run *run)
+{
+	char size[32];
+	int i;
+
+	fprintf(f, "\nFirst touch of a fresh mapping, one read per page (faults = getrusage minor faults)\n");
+	fprintf(f, "%-22s %-8s %-8s %-10s %-12s\n", "target", "size", "pages",
+		"faults", "time us");
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "touch"))
+			continue;
+		fprintf(f, "%-22s %-8s %-8llu %-10.0f %-12.0f\n", r->target,
+			bench_size_str(r->size, size, sizeof(size)),
+			(unsigned long long)(r->size / 4096), r->minflt,
+			r->median);
+	}
+}
+
+static const struct bench_rec *bench_find_sync(const struct bench_run *run,
+					       const struct bench_rec *like,
+					       const char *direction)
+{
+	int i;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (!strcmp(r->type, "sync") && !strcmp(r->target, like->target) &&
+		    !strcmp(r->method, like->method) &&
+		    !strcmp(r->direction, direction) &&
+		    r->size == like->size && r->offset == like->offset)
+			return r;
+	}
+	return NULL;
+}
+
+static void bench_table_sync(FILE *f, const struct bench_run *run)
+{
+	char size[32], off[32];
+	int i;
+
+	fprintf(f, "\nSync cost, median us per call; cache ops = lines maintained per call (model: range / line size, 0 when coherent) + barriers\n");
+	fprintf(f, "%-22s %-12s %-10s %-10s %-12s %-12s %-9s %-12s\n", "target",
+		"method", "offset", "size", "for_cpu us", "for_dev us",
+		"syscalls", "cache ops");
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i], *d;
+
+		if (strcmp(r->type, "sync") || strcmp(r->direction, "for_cpu"))
+			continue;
+		d = bench_find_sync(run, r, "for_device");
+		snprintf(off, sizeof(off), "0x%llx", (unsigned long long)r->offset);
+		fprintf(f, "%-22s %-12s %-10s %-10s %-12.1f ", r->target,
+			r->method, off,
+			bench_size_str(r->size, size, sizeof(size)), r->median);
+		if (d)
+			fprintf(f, "%-12.1f", d->median);
+		else
+			fprintf(f, "%-12s", "-");
+		fprintf(f, " %-9.0f %.0f+%d\n", r->syscalls, r->cache_ops,
+			r->cache_ops > 0 ? 1 : 0);
+	}
+}
+
+void bench_table_print(FILE *f, const struct bench_run *run)
+{
+	int i, errors = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "meta"))
+			continue;
+		fprintf(f, "udmem bench: %s\n", r->text);
+		if (r->emulated)
+			fprintf(f, "EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
+				"mean nothing here.  What carries over to hardware: the ratios to anonymous\n"
+				"memory, the fault counts, and the syscalls and cache operations per sync.\n");
+	}
+	bench_table_bw(f, run);
+	bench_table_mmap_vs_file(f, run);
+	bench_table_touch(f, run);
+	bench_table_sync(f, run);
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (!strcmp(r->type, "error")) {
+			if (!errors++)
+				fputc('\n', f);
+			fprintf(f, "ERROR %s %s: %s\n", r->target, r->test,
+				r->text);
+		} else if (!strcmp(r->type, "skip")) {
+			fprintf(f, "skipped %s %s: %s\n", r->target, r->test,
+				r->text);
+		}
+	}
+}
+
+static const struct bench_rec *bench_match(const struct bench_run *run,
+					   const struct bench_rec *like)
+{
+	int i;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, like->type) || strcmp(r->target, like->target))
+			continue;
+		if (!strcmp(r->type, "bw") && !strcmp(r->test, like->test) &&
+		    !strcmp(r->access, like->access) &&
+		    !strcmp(r->sync, like->sync))
+			return r;
+		if (!strcmp(r->type, "sync") && !strcmp(r->method, like->method) &&
+		    !strcmp(r->direction, like->direction) &&
+		    r->size == like->size && r->offset == like->offset)
+			return r;
+		if (!strcmp(r->type, "touch"))
+			return r;
+	}
+	return NULL;
+}
+
+static void bench_meta_line(FILE *f, const char *label,
+			    const struct bench_run *run, const char *path)
+{
+	int i;
+
+	for (i = 0; i < run->count; i++)
+		if (!strcmp(run->recs[i].type, "meta")) {
+			fprintf(f, "%s: %s (%s)%s\n", label, run->recs[i].text,
+				path, run->recs[i].emulated ? " EMULATED" : "");
+			return;
+		}
+	fprintf(f, "%s: %s (no meta record)\n", label, path);
+}
+
+int bench_compare(FILE *f, const char *a_path, const char *b_path)
+{
+	struct bench_run a, b;
+	int i, matched = 0, err;
+	char size[32];
+
+	err = bench_run_load(&a, a_path);
+	if (err) {
+		fprintf(stderr, "udmem bench: %s: %s\n", a_path, strerror(-err));
+		return err;
+	}
+	err = bench_run_load(&b, b_path);
+	if (err) {
+		fprintf(stderr, "udmem bench: %s: %s\n", b_path, strerror(-err));
+		bench_run_free(&a);
+		return err;
+	}
+	bench_meta_line(f, "A", &a, a_path);
+	bench_meta_line(f, "B", &b, b_path);
+	fprintf(f, "B/A > 1: B is faster (throughput) or B needs more (time, faults)\n\n");
+	fprintf(f, "%-8s %-20s %-34s %-12s %-12s %-8s %-16s\n", "kind", "target",
+		"figure", "A", "B", "B/A", "ratio-to-anon A/B");
+	for (i = 0; i < b.count; i++) {
+		const struct bench_rec *rb = &b.recs[i], *ra;
+		char what[64], anon[32] = "";
+
+		if (strcmp(rb->type, "bw") && strcmp(rb->type, "sync") &&
+		    strcmp(rb->type, "touch"))
+			continue;
+		ra = bench_match(&a, rb);
+		if (!ra)
+			continue;
+		matched++;
+		if (!strcmp(rb->type, "bw")) {
+			snprintf(what, sizeof(what), "%.20s %.12s/%.12s MB/s", rb->test,
+				 rb->access, rb->sync);
+			if (!isnan(ra->ratio) && !isnan(rb->ratio))
+				snprintf(anon, sizeof(anon), "%.2f/%.2f",
+					 ra->ratio, rb->ratio);
+		} else if (!strcmp(rb->type, "sync")) {
+			snprintf(what, sizeof(what), "sync %s %s %s us",
+				 rb->method, rb->direction,
+				 bench_size_str(rb->size, size, sizeof(size)));
+		} else {
+			snprintf(what, sizeof(what), "touch faults");
+			fprintf(f, "%-8s %-20s %-34s %-12.0f %-12.0f %-8.2f\n",
+				rb->type, rb->target, what, ra->minflt,
+				rb->minflt, ra->minflt > 0 ?
+				rb->minflt / ra->minflt : NAN);
+			snprintf(what, sizeof(what), "touch time us");
+		}
+		fprintf(f, "%-8s %-20s %-34s %-12.1f %-12.1f %-8.2f %-16s\n",
+			rb->type, rb->target, what, ra->median, rb->median,
+			ra->median > 0 ? rb->median / ra->median : NAN, anon);
+	}
+	if (!matched)
+		fprintf(f, "no figure of B matches one of A (same target name, test and mode)\n");
+	bench_run_free(&a);
+	bench_run_free(&b);
+	return matched ? 0 : -ENOENT;
+}
