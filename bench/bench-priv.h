@@ -48,6 +48,8 @@ struct bench_target {
 	int dma_coherent;	/* 1, 0, or -1 when unknown */
 	int sync_mode;		/* as found; -1 when unknown */
 	bool has_ioctl;		/* the sync ioctl answered */
+	long cache_line;	/* uiomem: the driver's maintenance granule */
+	bool no_cached;		/* uiomem: no cache maintenance, no cached map */
 	char driver_version[32];
 	/* sync attributes as found, put back by bench_target_restore() */
 	long long saved_sync_offset;
@@ -72,6 +74,13 @@ struct bench_stat {
 	double max;
 };
 
+/* A driver's own count of the cache maintenance it did (uiomem). */
+struct bench_counters {
+	uint64_t calls;
+	uint64_t lines;
+	uint64_t barriers;
+};
+
 /* measure.c */
 double bench_now(void);
 void bench_copy(void *dst, const void *src, size_t size);
@@ -88,6 +97,8 @@ int bench_target_open_all(struct bench_target **out, int *count,
 int bench_target_sync(const struct bench_target *t, int fd,
 		      enum bench_sync_method method, bool for_device,
 		      uint64_t offset, uint64_t size, enum bench_dir dir);
+int bench_target_counters(const struct bench_target *t, int fd,
+			  struct bench_counters *c);
 int bench_sync_syscalls(enum bench_sync_method method);
 const char *bench_sync_method_name(enum bench_sync_method method);
 int bench_target_set_sync_mode(const struct bench_target *t, int mode);

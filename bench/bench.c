@@ -383,6 +383,11 @@ static void bench_matrix(struct bench_ctx *c, const struct bench_target *t,
 
 		if (t->class == BENCH_ANON && a != BENCH_CACHED)
 			continue;
+		if (t->no_cached && (a == BENCH_CACHED || a == BENCH_CACHED_SYNC)) {
+			bench_emit_skip(c, t->name, bench_access_name(a),
+					"the CPU has no cache maintenance: no cached mapping");
+			continue;
+		}
 		snprintf(what, sizeof(what), "matrix %s%s",
 			 bench_access_name(a),
 			 a == BENCH_CACHED_SYNC ? "+sync" : "");
@@ -485,7 +490,8 @@ static void bench_cache_model(const struct bench_ctx *c,
 			      const struct bench_target *t, uint64_t off,
 			      uint64_t size, uint64_t *ops, int *barriers)
 {
-	uint64_t line = c->si.cache_line > 0 ? c->si.cache_line : 64;
+	uint64_t line = t->cache_line > 0 ? t->cache_line :
+			c->si.cache_line > 0 ? c->si.cache_line : 64;
 	uint64_t start = off & ~(line - 1);
 	uint64_t end = (off + size + line - 1) & ~(line - 1);
 
@@ -505,22 +511,33 @@ static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
 	enum bench_dir dir = for_device ? BENCH_DIR_TO_DEVICE :
 					  BENCH_DIR_FROM_DEVICE;
 	int reps = c->opt.quick ? 3 : c->opt.runs * 2 + 1;
+	struct bench_counters c0, c1;
 	struct bench_stat st;
+	bool counted;
 	uint64_t ops;
 	int barriers, i, err = 0;
 	double *us = calloc(reps, sizeof(*us));
 
 	if (!us)
 		return -ENOMEM;
+	counted = !bench_target_counters(t, fd, &c0);
 	for (i = 0; i < reps && !err; i++) {
 		double t0 = bench_now();
 
 		err = bench_target_sync(t, fd, m, for_device, off, size, dir);
 		us[i] = (bench_now() - t0) * 1e6;
 	}
+	counted = counted && !err && !bench_target_counters(t, fd, &c1) &&
+		  c1.calls - c0.calls == (uint64_t)reps;
 	if (!err) {
 		bench_stat_of(&st, us, reps);
-		bench_cache_model(c, t, off, size, &ops, &barriers);
+		if (counted) {
+			/* What the driver says it did, per call. */
+			ops = (c1.lines - c0.lines) / reps;
+			barriers = (c1.barriers - c0.barriers) / reps;
+		} else {
+			bench_cache_model(c, t, off, size, &ops, &barriers);
+		}
 		bench_json_begin(&c->out, "sync");
 		bench_json_kv_s(&c->out, "target", t->name);
 		bench_json_kv_s(&c->out, "method", bench_sync_method_name(m));
@@ -536,6 +553,8 @@ static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
 		bench_json_kv_i(&c->out, "syscalls", bench_sync_syscalls(m));
 		bench_json_kv_u(&c->out, "cache_ops", ops);
 		bench_json_kv_i(&c->out, "barriers", barriers);
+		bench_json_kv_s(&c->out, "cache_ops_source",
+				counted ? "driver" : "model");
 		if (t->dma_coherent < 0)
 			bench_json_kv_null(&c->out, "coherent");
 		else

@@ -13,24 +13,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/u-dma-buf-ioctl.h>
+#include <linux/uiomem.h>
+
 #include "bench-priv.h"
 
-/*
- * The u-dma-buf sync ioctl (ABI version 2): SET_SYNC = _IOW('U', 9, 24
- * bytes), GET_SYNC = _IOR('U', 8, 24 bytes).  flags bits 1:0 are the
- * command (1 = for cpu, 3 = for device), bits 3:2 the direction.
- */
-struct bench_udmabuf_sync_args {
-	uint64_t flags;
-	uint64_t size;
-	uint64_t offset;
-};
-
-#define BENCH_UDMABUF_GET_SYNC	_IOR('U', 8, struct bench_udmabuf_sync_args)
-#define BENCH_UDMABUF_SET_SYNC	_IOW('U', 9, struct bench_udmabuf_sync_args)
 #define BENCH_SYNC_CMD_FOR_CPU		1ull
 #define BENCH_SYNC_CMD_FOR_DEVICE	3ull
-#define BENCH_SYNC_DIR_UNCHANGED	3ull
 
 static const char *const bench_class_dirs[] = {
 	[BENCH_UDMABUF] = "/sys/class/u-dma-buf",
@@ -161,21 +150,53 @@ const char *bench_sync_method_name(enum bench_sync_method method)
 	}
 }
 
+/* The uiomem flags for a direction: the CPU reads what a device wrote, or the reverse. */
+static uint32_t bench_uiomem_flags(bool for_device, enum bench_dir dir)
+{
+	uint32_t rw = dir == BENCH_DIR_TO_DEVICE ? UIOMEM_SYNC_WRITE :
+		      dir == BENCH_DIR_FROM_DEVICE ? UIOMEM_SYNC_READ :
+		      UIOMEM_SYNC_RW;
+
+	return rw | (for_device ? UIOMEM_SYNC_END : UIOMEM_SYNC_START);
+}
+
 static int bench_sync_ioctl(const struct bench_target *t, int fd,
 			    bool for_device, uint64_t offset, uint64_t size,
 			    enum bench_dir dir)
 {
-	struct bench_udmabuf_sync_args args = {
-		.flags = (for_device ? BENCH_SYNC_CMD_FOR_DEVICE :
-			  BENCH_SYNC_CMD_FOR_CPU) | ((uint64_t)dir << 2),
-		.size = size,
-		.offset = offset,
-	};
+	if (t->class == BENCH_UIOMEM) {
+		struct uiomem_sync s = {
+			.flags = bench_uiomem_flags(for_device, dir),
+			.offset = offset,
+			.length = size,
+		};
 
-	if (t->class != BENCH_UDMABUF)
+		return ioctl(fd, UIOMEM_IOCTL_SYNC, &s) ? -errno : 0;
+	} else {
+		struct u_dma_buf_ioctl_sync_args args = {
+			.flags = (for_device ? BENCH_SYNC_CMD_FOR_DEVICE :
+				  BENCH_SYNC_CMD_FOR_CPU) | ((uint64_t)dir << 2),
+			.size = size,
+			.offset = offset,
+		};
+
+		return ioctl(fd, U_DMA_BUF_IOCTL_SET_SYNC, &args) ? -errno : 0;
+	}
+}
+
+/* The uiomem driver's own count of syncs, lines maintained and barriers. */
+int bench_target_counters(const struct bench_target *t, int fd,
+			  struct bench_counters *c)
+{
+	struct uiomem_query q = { 0 };
+
+	if (t->class != BENCH_UIOMEM || !t->has_ioctl)
 		return -EOPNOTSUPP;
-	if (ioctl(fd, BENCH_UDMABUF_SET_SYNC, &args))
+	if (ioctl(fd, UIOMEM_IOCTL_QUERY, &q))
 		return -errno;
+	c->calls = q.sync_calls;
+	c->lines = q.sync_lines;
+	c->barriers = q.sync_barriers;
 	return 0;
 }
 
@@ -233,19 +254,27 @@ int bench_target_sync(const struct bench_target *t, int fd,
 	}
 }
 
-/* Does the sync ioctl answer?  A read-only GET_SYNC tells without side effects. */
-static bool bench_probe_ioctl(const struct bench_target *t)
+/*
+ * Does the sync ioctl answer?  Read-only queries tell without side
+ * effects; uiomem's also gives the cache line its syncs maintain.
+ */
+static bool bench_probe_ioctl(struct bench_target *t)
 {
-	struct bench_udmabuf_sync_args args = { 0 };
-	bool ok;
+	struct u_dma_buf_ioctl_sync_args args = { 0 };
+	struct uiomem_query q = { 0 };
+	bool ok = false;
 	int fd;
 
-	if (t->class != BENCH_UDMABUF)
-		return false;
 	fd = open(t->dev_path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ok = ioctl(fd, BENCH_UDMABUF_GET_SYNC, &args) == 0;
+	if (t->class == BENCH_UDMABUF) {
+		ok = ioctl(fd, U_DMA_BUF_IOCTL_GET_SYNC, &args) == 0;
+	} else if (ioctl(fd, UIOMEM_IOCTL_QUERY, &q) == 0) {
+		ok = true;
+		t->cache_line = q.cache_line_size;
+		t->no_cached = q.flags & UIOMEM_QUERY_NO_CACHE_OPS;
+	}
 	close(fd);
 	return ok;
 }
