@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache-arm.c - ARMv7 cache maintenance by modified virtual address:
+ * DCCMVAC (clean), DCIMVAC (invalidate), DCCIMVAC (both, for the partial
+ * lines at the edges of an invalidate), DSB, and the outer cache (PL310)
+ * by physical address.
+ */
+#include <linux/align.h>
+#include <linux/pgtable.h>
+#include <asm/barrier.h>
+#include <asm/cputype.h>
+#include <asm/outercache.h>
+
+#include "uiomem_drv.h"
+
+static u32 uiomem_arm_probe(void)
+{
+	u32 ctr = read_cpuid_cachetype();
+
+	/* ARMv7 format (bits 31:29 = 0b100): DminLine in 4-byte words. */
+	if ((ctr >> 29) == 4)
+		return 4U << ((ctr >> 16) & 0xf);
+	/* ARMv6 format: 8 << Dsize.LEN bytes. */
+	return 8U << ((ctr >> 12) & 3);
+}
+
+static inline void uiomem_dccmvac(unsigned long addr)
+{
+	asm volatile("mcr p15, 0, %0, c7, c10, 1" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_dcimvac(unsigned long addr)
+{
+	asm volatile("mcr p15, 0, %0, c7, c6, 1" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_dccimvac(unsigned long addr)
+{
+	asm volatile("mcr p15, 0, %0, c7, c14, 1" : : "r" (addr) : "memory");
+}
+
+static unsigned int uiomem_arm_clean(void *vaddr, phys_addr_t paddr,
+				     size_t size, u32 line)
+{
+	unsigned long end = (unsigned long)vaddr + size;
+	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
+
+	/* Inner first, so the outer cache receives the dirty lines. */
+	for (; a < end; a += line)
+		uiomem_dccmvac(a);
+	dsb(st);
+	outer_clean_range(paddr, paddr + size);
+	return 1;
+}
+
+static unsigned int uiomem_arm_inval(void *vaddr, phys_addr_t paddr,
+				     size_t size, u32 line)
+{
+	unsigned long start = (unsigned long)vaddr;
+	unsigned long end = start + size;
+	unsigned long a = ALIGN_DOWN(start, line);
+	unsigned long last = ALIGN_DOWN(end, line);
+
+	/* Push the partial edge lines out before the outer cache drops them. */
+	if (a != start) {
+		uiomem_dccimvac(a);
+		a += line;
+	}
+	if (last != end && last >= a)
+		uiomem_dccimvac(last);
+	dsb(st);
+	/* The outer cache cleans its own partial edge lines. */
+	outer_inv_range(paddr, paddr + size);
+	for (; a < last; a += line)
+		uiomem_dcimvac(a);
+	dsb(st);
+	return 2;
+}
+
+static pgprot_t uiomem_arm_dmacoherent(pgprot_t prot)
+{
+	return pgprot_dmacoherent(prot);
+}
+
+const struct uiomem_cache_ops uiomem_cache_ops = {
+	.name = "ARMv7 DCCMVAC/DCIMVAC/DCCIMVAC + DSB + outer cache",
+	.probe = uiomem_arm_probe,
+	.clean = uiomem_arm_clean,
+	.inval = uiomem_arm_inval,
+	.dmacoherent = uiomem_arm_dmacoherent,
+};

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache-arm64.c - cache maintenance by virtual address to the point of
+ * coherency: DC CVAC (clean), DC IVAC (invalidate), DC CIVAC (both, for the
+ * partial lines at the edges of an invalidate), then one DSB SY.
+ */
+#include <linux/align.h>
+#include <linux/pgtable.h>
+#include <asm/barrier.h>
+#include <asm/cputype.h>
+
+#include "uiomem_drv.h"
+
+/* CTR_EL0.DminLine: log2 of the smallest D-cache line, in 4-byte words. */
+#define UIOMEM_CTR_DMINLINE_SHIFT	16
+#define UIOMEM_CTR_DMINLINE_MASK	0xf
+
+static u32 uiomem_arm64_probe(void)
+{
+	u32 ctr = read_cpuid_cachetype();
+
+	return 4U << ((ctr >> UIOMEM_CTR_DMINLINE_SHIFT) & UIOMEM_CTR_DMINLINE_MASK);
+}
+
+static inline void uiomem_dc_cvac(unsigned long addr)
+{
+	asm volatile("dc cvac, %0" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_dc_ivac(unsigned long addr)
+{
+	asm volatile("dc ivac, %0" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_dc_civac(unsigned long addr)
+{
+	asm volatile("dc civac, %0" : : "r" (addr) : "memory");
+}
+
+static unsigned int uiomem_arm64_clean(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	unsigned long end = (unsigned long)vaddr + size;
+	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
+
+	for (; a < end; a += line)
+		uiomem_dc_cvac(a);
+	dsb(sy);
+	return 1;
+}
+
+static unsigned int uiomem_arm64_inval(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	unsigned long start = (unsigned long)vaddr;
+	unsigned long end = start + size;
+	unsigned long a = ALIGN_DOWN(start, line);
+	unsigned long last = ALIGN_DOWN(end, line);
+
+	if (a != start) {
+		uiomem_dc_civac(a);
+		a += line;
+	}
+	if (last != end && last >= a)
+		uiomem_dc_civac(last);
+	for (; a < last; a += line)
+		uiomem_dc_ivac(a);
+	dsb(sy);
+	return 1;
+}
+
+/* arm64 has no "dma-coherent" type of its own: Normal non-cacheable. */
+static pgprot_t uiomem_arm64_dmacoherent(pgprot_t prot)
+{
+	return pgprot_writecombine(prot);
+}
+
+const struct uiomem_cache_ops uiomem_cache_ops = {
+	.name = "arm64 DC CVAC/IVAC/CIVAC + DSB",
+	.probe = uiomem_arm64_probe,
+	.clean = uiomem_arm64_clean,
+	.inval = uiomem_arm64_inval,
+	.dmacoherent = uiomem_arm64_dmacoherent,
+};

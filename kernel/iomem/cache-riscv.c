@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache-riscv.c - Zicbom cache-block maintenance: CBO.CLEAN, CBO.INVAL,
+ * CBO.FLUSH (for the partial blocks at the edges of an invalidate), then a
+ * FENCE.  The block size is the kernel's, from "riscv,cbom-block-size".
+ *
+ * Without Zicbom no cached mapping can be kept coherent, so probe() reports
+ * 0 and every mapping is made uncached (see docs/device-memory.md).
+ */
+#include <linux/align.h>
+#include <linux/log2.h>
+#include <linux/of.h>
+#include <linux/pgtable.h>
+#include <asm/barrier.h>
+#include <asm/cpufeature.h>
+#include <asm/hwcap.h>
+
+#include "uiomem_drv.h"
+
+static u32 uiomem_riscv_probe(void)
+{
+	struct device_node *np;
+	u32 size = 0;
+
+	if (!riscv_isa_extension_available(NULL, ZICBOM))
+		return 0;
+	for_each_of_cpu_node(np) {
+		if (!of_property_read_u32(np, "riscv,cbom-block-size", &size)) {
+			of_node_put(np);
+			break;
+		}
+	}
+	return is_power_of_2(size) ? size : 0;
+}
+
+/* The instructions by encoding: binutils may not be told about Zicbom. */
+static inline void uiomem_cbo_clean(unsigned long addr)
+{
+	asm volatile(".insn i 0x0f, 2, x0, %0, 1" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_cbo_inval(unsigned long addr)
+{
+	asm volatile(".insn i 0x0f, 2, x0, %0, 0" : : "r" (addr) : "memory");
+}
+
+static inline void uiomem_cbo_flush(unsigned long addr)
+{
+	asm volatile(".insn i 0x0f, 2, x0, %0, 2" : : "r" (addr) : "memory");
+}
+
+static unsigned int uiomem_riscv_clean(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	unsigned long end = (unsigned long)vaddr + size;
+	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
+
+	for (; a < end; a += line)
+		uiomem_cbo_clean(a);
+	mb();
+	return 1;
+}
+
+static unsigned int uiomem_riscv_inval(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	unsigned long start = (unsigned long)vaddr;
+	unsigned long end = start + size;
+	unsigned long a = ALIGN_DOWN(start, line);
+	unsigned long last = ALIGN_DOWN(end, line);
+
+	if (a != start) {
+		uiomem_cbo_flush(a);
+		a += line;
+	}
+	if (last != end && last >= a)
+		uiomem_cbo_flush(last);
+	for (; a < last; a += line)
+		uiomem_cbo_inval(a);
+	mb();
+	return 1;
+}
+
+static pgprot_t uiomem_riscv_dmacoherent(pgprot_t prot)
+{
+	return pgprot_writecombine(prot);
+}
+
+const struct uiomem_cache_ops uiomem_cache_ops = {
+	.name = "RISC-V Zicbom CBO.CLEAN/INVAL/FLUSH + FENCE",
+	.probe = uiomem_riscv_probe,
+	.clean = uiomem_riscv_clean,
+	.inval = uiomem_riscv_inval,
+	.dmacoherent = uiomem_riscv_dmacoherent,
+};

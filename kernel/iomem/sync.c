@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sync.c - cache maintenance of a region's range for the CPU or the device.
+ *
+ * The cache is maintained through the region's write-back kernel alias;
+ * the caches are physically tagged, so this also covers user mappings.
+ */
+#include <linux/align.h>
+#include <linux/errno.h>
+
+#include "common/udmem_range.h"
+#include "uiomem_drv.h"
+
+enum uiomem_cache_op {
+	UIOMEM_CACHE_NONE,
+	UIOMEM_CACHE_CLEAN,
+	UIOMEM_CACHE_INVAL,
+};
+
+static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
+				  enum uiomem_cache_op op)
+{
+	u32 line = uiomem_cache_line;
+	unsigned int barriers = 0;
+	phys_addr_t start, end;
+
+	atomic64_inc(&um->sync_calls);
+	if (!size || !line || op == UIOMEM_CACHE_NONE)
+		return;
+
+	start = um->phys + offset;
+	end = start + size;
+	if (op == UIOMEM_CACHE_CLEAN)
+		barriers = uiomem_cache_ops.clean(um->vaddr + offset, start, size, line);
+	else
+		barriers = uiomem_cache_ops.inval(um->vaddr + offset, start, size, line);
+
+	atomic64_add((ALIGN(end, line) - ALIGN_DOWN(start, line)) / line,
+		     &um->sync_lines);
+	atomic64_add(barriers, &um->sync_barriers);
+}
+
+/**
+ * uiomem_sync_for_cpu() - make the device's writes to a range visible
+ * @um: the region, @um->lock held
+ * @offset: start of the range in the region
+ * @size: length of the range
+ * @dir: UDMEM_SYNC_TO_DEVICE needs nothing; the others invalidate
+ *
+ * Return: 0, -EINVAL for a range outside the region, -ENODEV once removed.
+ */
+int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
+			enum udmem_sync_dir dir)
+{
+	if (um->dead)
+		return -ENODEV;
+	if (udmem_range_check(offset, size, um->size))
+		return -EINVAL;
+	uiomem_cache_maintain(um, offset, size, dir == UDMEM_SYNC_TO_DEVICE ?
+			      UIOMEM_CACHE_NONE : UIOMEM_CACHE_INVAL);
+	um->sync_owner = 0;
+	return 0;
+}
+
+/**
+ * uiomem_sync_for_device() - make the CPU's writes to a range visible
+ * @um: the region, @um->lock held
+ * @offset: start of the range in the region
+ * @size: length of the range
+ * @dir: UDMEM_SYNC_FROM_DEVICE invalidates; the others clean
+ *
+ * Return: 0, -EINVAL for a range outside the region, -ENODEV once removed.
+ */
+int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
+			   enum udmem_sync_dir dir)
+{
+	if (um->dead)
+		return -ENODEV;
+	if (udmem_range_check(offset, size, um->size))
+		return -EINVAL;
+	uiomem_cache_maintain(um, offset, size, dir == UDMEM_SYNC_FROM_DEVICE ?
+			      UIOMEM_CACHE_INVAL : UIOMEM_CACHE_CLEAN);
+	um->sync_owner = 1;
+	return 0;
+}
+
+/**
+ * uiomem_sync_command() - run a sync_for_cpu / sync_for_device value
+ * @um: the region, @um->lock held
+ * @value: 0 (nothing), 1 (the stored range) or a packed command
+ * @for_device: which of the two attributes was written
+ *
+ * Return: 0 or a negative errno from the sync.
+ */
+int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device)
+{
+	struct udmem_sync_cmd cmd;
+
+	udmem_sync_cmd_decode(value, &cmd);
+	if (cmd.kind == UDMEM_SYNC_NONE)
+		return 0;
+	if (cmd.kind == UDMEM_SYNC_STORED) {
+		cmd.offset = um->sync_offset;
+		cmd.size = um->sync_size;
+		cmd.dir = um->sync_direction;
+	}
+	if (for_device)
+		return uiomem_sync_for_device(um, cmd.offset, cmd.size, cmd.dir);
+	return uiomem_sync_for_cpu(um, cmd.offset, cmd.size, cmd.dir);
+}

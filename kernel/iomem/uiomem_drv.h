@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uiomem_drv.h - what the parts of uiomem.ko share.
+ */
+#ifndef UIOMEM_DRV_H
+#define UIOMEM_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "common/udmem_sync.h"
+
+#define UIOMEM_DRIVER_NAME	"uiomem"
+#define UIOMEM_DRIVER_VERSION	"1.0.0"
+#define UIOMEM_MINORS		256
+
+/* sync_mode: the low two bits pick the O_SYNC protection, bit 2 forces it. */
+#define UIOMEM_SYNC_MODE_MASK	3U
+#define UIOMEM_SYNC_ALWAYS	4U
+#define UIOMEM_SYNC_MODE_MAX	7U
+
+/**
+ * struct uiomem_cache_ops - the CPU's cache maintenance, one per architecture
+ * @name: what the maintenance uses, for the load message
+ * @probe: return the maintenance granule in bytes (a power of two), or 0
+ *	when the CPU has no usable maintenance for this memory
+ * @clean: write dirty lines of the range back to memory; the range is
+ *	given as the kernel alias @vaddr and its physical address @paddr
+ * @inval: discard the lines of the range so later reads come from memory;
+ *	partial lines at either end are cleaned first
+ * @dmacoherent: the page protection of sync_mode 3 ("dma-coherent")
+ * @single_memtype: every mapping of a page must have the same memory type
+ *	(x86 PAT), so user mappings follow the kernel's write-back alias
+ *
+ * @clean and @inval return the number of barrier instructions they issued;
+ * they issue exactly one maintenance instruction per line touched.
+ */
+struct uiomem_cache_ops {
+	const char *name;
+	u32 (*probe)(void);
+	unsigned int (*clean)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
+	unsigned int (*inval)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
+	pgprot_t (*dmacoherent)(pgprot_t prot);
+	bool single_memtype;
+};
+
+/* Defined by the cache-<arch>.c file that Kbuild picked. */
+extern const struct uiomem_cache_ops uiomem_cache_ops;
+/* The granule uiomem_cache_ops.probe() reported at load; 0: no maintenance. */
+extern u32 uiomem_cache_line;
+
+/**
+ * struct uiomem - one device-memory region and its /dev node
+ * @dev: the class device /sys/class/uiomem/<name>; owns this structure
+ * @cdev: the character device, a child of @dev
+ * @lock: serialises syncs, reads, writes, mmap and the sync_* state
+ * @dead: the region was removed; open files get ENODEV
+ * @phys: CPU physical address of the region
+ * @size: size of the region in bytes (a multiple of PAGE_SIZE)
+ * @vaddr: write-back kernel alias from memremap(), used for read(), write()
+ *	and cache maintenance
+ * @shareable: the region may overlap other regions (no request_mem_region)
+ * @sync_mode: 0..7, see UIOMEM_SYNC_*
+ * @sync_offset: stored range for sync value 1
+ * @sync_size: stored range for sync value 1
+ * @sync_direction: stored direction for sync value 1 (enum udmem_sync_dir)
+ * @sync_owner: 0 after a sync for the CPU, 1 after one for the device
+ * @sync_for_cpu: last value written to sync_for_cpu (0 once done)
+ * @sync_for_device: last value written to sync_for_device (0 once done)
+ * @sync_calls: syncs done (statistics for the query ioctl)
+ * @sync_lines: cache maintenance instructions issued
+ * @sync_barriers: barrier instructions issued
+ */
+struct uiomem {
+	struct device dev;
+	struct cdev cdev;
+	struct mutex lock;
+	bool dead;
+	phys_addr_t phys;
+	size_t size;
+	void *vaddr;
+	bool shareable;
+	u32 sync_mode;
+	u64 sync_offset;
+	u64 sync_size;
+	enum udmem_sync_dir sync_direction;
+	u32 sync_owner;
+	u64 sync_for_cpu;
+	u64 sync_for_device;
+	atomic64_t sync_calls;
+	atomic64_t sync_lines;
+	atomic64_t sync_barriers;
+};
+
+/* sync.c: @um->lock held. */
+int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
+			enum udmem_sync_dir dir);
+int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
+			   enum udmem_sync_dir dir);
+int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device);
+
+/* mmap.c */
+u32 uiomem_map_type(const struct uiomem *um, bool o_sync);
+int uiomem_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* ioctl.c */
+long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* file.c */
+extern const struct file_operations uiomem_fops;
+
+/* sysfs.c */
+extern const struct attribute_group *uiomem_groups[];
+
+#endif /* UIOMEM_DRV_H */
