@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Check `udmem bench --json` output against bench/schema.json; print TAP.
+
+Runs the bench natively on this host against anonymous memory only, and
+checks every recorded run given on the command line (fixtures from real
+guest runs, lines may carry the demo's "@@JSON " prefix).  The validator
+is a small subset of JSON Schema 2020-12 (type, const, enum, required,
+properties, additionalProperties, minimum, maximum, minLength, maxLength,
+pattern, oneOf, $ref) written against the standard library; when the
+jsonschema package is installed it checks the same documents too.
+"""
+
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+SUITE = "bench-schema"
+TYPES = {
+    "object": dict, "string": str, "boolean": bool, "null": type(None),
+    "array": list,
+}
+
+
+class Invalid(Exception):
+    pass
+
+
+def is_type(value, name):
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, TYPES[name])
+
+
+def resolve(root, ref):
+    if not ref.startswith("#/"):
+        raise Invalid(f"unsupported $ref {ref}")
+    node = root
+    for part in ref[2:].split("/"):
+        node = node[part]
+    return node
+
+
+def validate(root, schema, value, path="$"):
+    """Raise Invalid with a path when value does not match schema."""
+    if "$ref" in schema:
+        validate(root, resolve(root, schema["$ref"]), value, path)
+    if "oneOf" in schema:
+        errors, passed = [], 0
+        for sub in schema["oneOf"]:
+            try:
+                validate(root, sub, value, path)
+                passed += 1
+            except Invalid as e:
+                errors.append(str(e))
+        if passed != 1:
+            kind = value.get("type") if isinstance(value, dict) else None
+            hint = [e for e in errors if f"'{kind}'" not in e and "const" not in e]
+            raise Invalid(f"{path}: matches {passed} of the record kinds; "
+                          + "; ".join(hint or errors)[:300])
+    if "type" in schema:
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(is_type(value, n) for n in names):
+            raise Invalid(f"{path}: {value!r} is not {'/'.join(names)}")
+    if "const" in schema and value != schema["const"]:
+        raise Invalid(f"{path}: {value!r} is not const {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise Invalid(f"{path}: {value!r} not in {schema['enum']}")
+    if is_type(value, "number"):
+        if "minimum" in schema and value < schema["minimum"]:
+            raise Invalid(f"{path}: {value} < minimum {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            raise Invalid(f"{path}: {value} > maximum {schema['maximum']}")
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            raise Invalid(f"{path}: {value!r} shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise Invalid(f"{path}: {value!r} longer than {schema['maxLength']}")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            raise Invalid(f"{path}: {value!r} does not match {schema['pattern']}")
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                raise Invalid(f"{path}: '{key}' is missing")
+        props = schema.get("properties", {})
+        for key, sub in value.items():
+            if key in props:
+                validate(root, props[key], sub, f"{path}.{key}")
+            elif schema.get("additionalProperties") is False:
+                raise Invalid(f"{path}: unexpected key '{key}'")
+
+
+def records_of(text):
+    """The JSON objects of a run: one per line, an optional prefix before '{'."""
+    recs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if "{" not in line:
+            continue
+        body = line[line.index("{"):]
+        try:
+            recs.append(json.loads(body))
+        except json.JSONDecodeError as e:
+            raise Invalid(f"line {n}: not JSON: {e}") from e
+    return recs
+
+
+def check_valid(schema, recs, extra=None):
+    if not recs:
+        raise Invalid("no records")
+    for i, rec in enumerate(recs):
+        validate(schema, schema, rec, f"record {i + 1} ({rec.get('type')})")
+    if extra is not None:
+        for i, rec in enumerate(recs):
+            errs = sorted(extra.iter_errors(rec), key=str)
+            if errs:
+                raise Invalid(f"jsonschema: record {i + 1}: {errs[0].message}")
+
+
+def check_complete(recs, want_targets=None):
+    """A whole run: meta first, end last with the right counts, every target measured."""
+    if recs[0]["type"] != "meta":
+        raise Invalid("first record is not meta")
+    if recs[-1]["type"] != "end":
+        raise Invalid("last record is not end (run cut short?)")
+    if sum(r["type"] == "meta" for r in recs) != 1:
+        raise Invalid("more than one meta record")
+    end = recs[-1]
+    if end["records"] != len(recs) - 1:
+        raise Invalid(f"end.records {end['records']} != {len(recs) - 1} records before it")
+    if end["errors"] != sum(r["type"] == "error" for r in recs):
+        raise Invalid("end.errors does not count the error records")
+    if end["skips"] != sum(r["type"] == "skip" for r in recs):
+        raise Invalid("end.skips does not count the skip records")
+    targets = [r for r in recs if r["type"] == "target"]
+    names = {r["target"] for r in targets}
+    if "anon" not in names:
+        raise Invalid("no anonymous-memory reference")
+    for r in recs:
+        if r["type"] not in ("meta", "end") and r["target"] not in names:
+            raise Invalid(f"{r['type']} record for unknown target {r['target']}")
+    for t in targets:
+        mine = [r for r in recs if r.get("target") == t["target"]]
+        skipped = {r["test"] for r in mine if r["type"] == "skip"}
+        bw = {(r["test"], r["access"], r["sync"]) for r in mine if r["type"] == "bw"}
+        tests = ["mmap_write", "mmap_read"]
+        if t["class"] != "anon":
+            tests += ["file_write", "file_read"]
+        rows = {(a, s) for _, a, s in bw}
+        if t["class"] == "anon":
+            want_rows = {("cached", "none")}
+        else:
+            sync = "ioctl" if t["sync_ioctl"] else "sysfs"
+            want_rows = {("cached", "none"), ("cached", sync),
+                         ("uncached", "o_sync"), ("wc", "o_sync")}
+            want_rows = {(a, s) for a, s in want_rows if a not in skipped}
+        if not want_rows <= rows:
+            raise Invalid(f"{t['target']}: rows {sorted(want_rows - rows)} missing")
+        for a, s in want_rows:
+            for test in tests:
+                if (test, a, s) not in bw:
+                    raise Invalid(f"{t['target']}: {test} {a}/{s} missing")
+        if not any(r["type"] == "touch" for r in mine):
+            raise Invalid(f"{t['target']}: no first-touch record")
+        if t["class"] != "anon":
+            dirs = {r["direction"] for r in mine if r["type"] == "sync"}
+            if dirs != {"for_cpu", "for_device"}:
+                raise Invalid(f"{t['target']}: sync records for {sorted(dirs)}")
+        for r in mine:
+            if r["type"] == "bw" and r["runs"] and not r["verified"]:
+                raise Invalid(f"{t['target']}: {r['test']} {r['access']} not verified")
+    if want_targets is not None and not set(want_targets) <= names:
+        raise Invalid(f"targets {sorted(set(want_targets) - names)} missing")
+
+
+def tap(ok, name, why=""):
+    if ok:
+        print(f"ok - {SUITE}/{name}")
+    else:
+        print(f"not ok - {SUITE}/{name} # {why}")
+    return ok
+
+
+def run_case(name, fn):
+    try:
+        fn()
+        return tap(True, name)
+    except (Invalid, OSError, subprocess.SubprocessError, KeyError, ValueError) as e:
+        return tap(False, name, str(e).replace("\n", " ")[:400])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", required=True, help="a udmem bench binary for this host")
+    ap.add_argument("--schema", required=True)
+    ap.add_argument("fixtures", nargs="*", help="recorded runs (JSON lines)")
+    args = ap.parse_args()
+
+    with open(args.schema) as f:
+        schema = json.load(f)
+    try:
+        import jsonschema
+        extra = jsonschema.Draft202012Validator(schema)
+    except ImportError:
+        extra = None
+    ok = True
+    live = {}
+
+    def live_run():
+        p = subprocess.run([args.bench, "--json", "--quick", "--quiet", "anon"],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise Invalid(f"exit {p.returncode}: {p.stderr.strip()[:200]}")
+        live["recs"] = records_of(p.stdout)
+        live["text"] = p.stdout
+        check_valid(schema, live["recs"], extra)
+
+    ok &= run_case("host-anon-run-valid", live_run)
+    ok &= run_case("host-anon-run-complete",
+                   lambda: check_complete(live.get("recs") or [{"type": "none"}]))
+
+    def host_meta():
+        meta = live["recs"][0]
+        if meta["arch"] != os.uname().machine:
+            raise Invalid(f"arch {meta['arch']} != {os.uname().machine}")
+        if meta["kernel"] != os.uname().release:
+            raise Invalid(f"kernel {meta['kernel']} != {os.uname().release}")
+    ok &= run_case("host-meta-matches-uname", host_meta)
+
+    def negative():
+        """The checks can fail: broken copies of a good run must be refused."""
+        recs = live["recs"]
+        bad_cases = []
+        r = copy.deepcopy(recs)
+        r[1]["class"] = "ramdisk"
+        bad_cases.append(("unknown class", r, check_valid))
+        r = copy.deepcopy(recs)
+        next(x for x in r if x["type"] == "bw")["median"] = "fast"
+        bad_cases.append(("string median", r, check_valid))
+        r = copy.deepcopy(recs)
+        r[0]["surprise"] = 1
+        bad_cases.append(("extra key", r, check_valid))
+        r = copy.deepcopy(recs)
+        del r[0]["emulated"]
+        bad_cases.append(("no emulated flag", r, check_valid))
+        r = copy.deepcopy(recs)[:-1]
+        bad_cases.append(("no end record", r, lambda s, x, e: check_complete(x)))
+        r = [x for x in copy.deepcopy(recs) if x.get("test") != "mmap_read"]
+        r[-1]["records"] = len(r) - 1
+        bad_cases.append(("mmap_read missing", r, lambda s, x, e: check_complete(x)))
+        for what, recs_bad, fn in bad_cases:
+            try:
+                fn(schema, recs_bad, extra)
+            except Invalid:
+                continue
+            raise Invalid(f"accepted a run with {what}")
+    ok &= run_case("broken-runs-refused", negative)
+
+    def report_renders(path):
+        p = subprocess.run([args.bench, "--report", path], capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != 0 or "Throughput in MB/s" not in p.stdout:
+            raise Invalid(f"--report exit {p.returncode}: {p.stderr.strip()[:200]}")
+        return p.stdout
+
+    def compare_self(path):
+        p = subprocess.run([args.bench, "--compare", path, path], capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != 0:
+            raise Invalid(f"--compare exit {p.returncode}: {p.stderr.strip()[:200]}")
+        rows = [ln for ln in p.stdout.splitlines() if ln.startswith("bw ")]
+        if not rows:
+            raise Invalid("--compare printed no bw row")
+        for ln in rows:
+            if ln.split()[5] != "1.00":
+                raise Invalid(f"a run compared with itself: {ln.strip()}")
+
+    fixtures = [f for f in args.fixtures if os.path.exists(f)]
+    for path in fixtures:
+        name = os.path.basename(path).rsplit(".", 1)[0]
+        holder = {}
+
+        def load(path=path, holder=holder):
+            with open(path) as f:
+                holder["recs"] = records_of(f.read())
+            check_valid(schema, holder["recs"], extra)
+        ok &= run_case(f"fixture-{name}-valid", load)
+        ok &= run_case(f"fixture-{name}-complete",
+                       lambda holder=holder: check_complete(holder.get("recs")
+                                                            or [{"type": "none"}]))
+        ok &= run_case(f"fixture-{name}-report", lambda path=path: report_renders(path))
+        ok &= run_case(f"fixture-{name}-compare-self", lambda path=path: compare_self(path))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
