@@ -14,6 +14,7 @@
  * SKIP() ends the test as skipped.  A test that checks nothing fails.
  *
  * Usage: prog [substring]   runs the tests whose name contains substring.
+ * Tests named manual_* run only when named exactly (for deliberate failures).
  */
 #ifndef UDMEM_TEST_HARNESS_H
 #define UDMEM_TEST_HARNESS_H
@@ -245,7 +246,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < udmem_test_count; i++) {
-		if (argc > 1 && !strstr(udmem_tests[i].name, argv[1]))
+		const char *name = udmem_tests[i].name;
+
+		if (!strncmp(name, "manual_", 7) ?
+		    argc < 2 || strcmp(name, argv[1]) :
+		    argc > 1 && !strstr(name, argv[1]))
 			continue;
 		if (udmem_test_run_one(suite, &udmem_tests[i]) == UDMEM_EXIT_FAIL)
 			failed++;

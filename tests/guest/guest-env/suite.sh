@@ -26,3 +26,16 @@ else
 fi
 
 udmem_run guest-env-check
+
+# The harness's own self-test (udmem-qemu selftest) breaks a guest on purpose
+# to prove that a failed check, a kernel crash and a hang are all caught.
+case "$(cat /proc/cmdline)" in
+*udmem.selftest=assert*)
+	udmem_run guest-env-check manual_must_fail ;;
+*udmem.selftest=oops*)
+	udmem_insmod udmem-selftest-oops ;;
+*udmem.selftest=panic*)
+	echo c > /proc/sysrq-trigger ;;
+*udmem.selftest=hang*)
+	sleep 100000 ;;
+esac
