@@ -161,6 +161,8 @@ struct bench_rec {
 	double minflt;
 	double syscalls;
 	double cache_ops;
+	double barriers;
+	char ops_source[16];
 	char unit[16];
 	char text[200];		/* meta: kernel/arch/machine summary */
 	bool emulated;

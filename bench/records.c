@@ -154,6 +154,9 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->minflt = bench_json_num(line, "minflt");
 	r->syscalls = bench_json_num(line, "syscalls");
 	r->cache_ops = bench_json_num(line, "cache_ops");
+	r->barriers = bench_json_num(line, "barriers");
+	bench_json_text(line, "cache_ops_source", r->ops_source,
+			sizeof(r->ops_source));
 	if (!strcmp(r->type, "meta")) {
 		char kernel[64] = "", arch[24] = "", machine[64] = "";
 

@@ -185,7 +185,8 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 	char size[32], off[32];
 	int i;
 
-	fprintf(f, "\nSync cost, median us per call; cache ops = lines maintained per call (model: range / line size, 0 when coherent) + barriers\n");
+	fprintf(f, "\nSync cost, median us per call; cache ops = lines maintained + barriers per call,\n"
+		"counted by the driver, or modelled (range / line size, none when coherent)\n");
 	fprintf(f, "%-22s %-12s %-10s %-10s %-12s %-12s %-9s %-12s\n", "target",
 		"method", "offset", "size", "for_cpu us", "for_dev us",
 		"syscalls", "cache ops");
@@ -203,8 +204,8 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 			fprintf(f, "%-12.1f", d->median);
 		else
 			fprintf(f, "%-12s", "-");
-		fprintf(f, " %-9.0f %.0f+%d\n", r->syscalls, r->cache_ops,
-			r->cache_ops > 0 ? 1 : 0);
+		fprintf(f, " %-9.0f %.0f+%.0f (%s)\n", r->syscalls, r->cache_ops,
+			r->barriers, r->ops_source);
 	}
 }
 
