@@ -29,6 +29,13 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #define udmem_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
 #endif
 
+/* 6.2: class devnode() callbacks take a const device. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define udmem_devnode_dev_t	struct device
+#else
+#define udmem_devnode_dev_t	const struct device
+#endif
+
 /* 6.4: class_create() lost its owner argument. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
 #define udmem_class_create(name)	class_create(THIS_MODULE, name)

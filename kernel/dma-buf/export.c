@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * u-dma-buf: DMA-BUF export of a page-aligned range (U_DMA_BUF_IOCTL_EXPORT).
+ *
+ * Each export holds a reference on the buffer, so the memory outlives the
+ * buffer's removal until the last dma-buf user is gone.  Importers get the
+ * range as one scatterlist entry (per 1 GiB), CPU access brackets sync just
+ * the exported range, and mmap follows the /dev/<name> rules, with O_SYNC
+ * given at export time standing in for the file's O_SYNC.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fcntl.h>
+#include <linux/iosys-map.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "udmabuf.h"
+#include "udmem_range.h"
+
+#define UDMABUF_EXPORT_FD_FLAGS	(O_CLOEXEC | O_SYNC | O_ACCMODE)
+#define UDMABUF_SG_CHUNK	SZ_1G
+
+struct udmabuf_export {
+	struct udmabuf_view view;
+	bool force_sync;
+};
+
+static unsigned long udmabuf_export_attrs(const struct udmabuf *buf)
+{
+	/* No CPU cache operations on memory outside the linear map. */
+	return buf->no_cpu_sync ? DMA_ATTR_SKIP_CPU_SYNC : 0;
+}
+
+static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *sgt)
+{
+	struct udmabuf *buf = exp->view.buf;
+	unsigned long pfn = buf->pfn + (exp->view.base >> PAGE_SHIFT);
+	u64 left = exp->view.len;
+	struct scatterlist *sg;
+	unsigned int nents;
+	int ret;
+
+	if (!buf->pfn_ok || !pfn_valid(pfn))
+		return dma_get_sgtable(buf->dma_dev, sgt, buf->virt + exp->view.base,
+				       buf->dma_addr + exp->view.base, exp->view.len);
+	nents = DIV_ROUND_UP_ULL(left, UDMABUF_SG_CHUNK);
+	ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+	for (sg = sgt->sgl; sg; sg = sg_next(sg)) {
+		unsigned int len = min_t(u64, left, UDMABUF_SG_CHUNK);
+
+		sg_set_page(sg, pfn_to_page(pfn), len, 0);
+		pfn += len >> PAGE_SHIFT;
+		left -= len;
+	}
+	return 0;
+}
+
+static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
+					   enum dma_data_direction dir)
+{
+	struct udmabuf_export *exp = attach->dmabuf->priv;
+	struct sg_table *sgt;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = udmabuf_export_fill_sgt(exp, sgt);
+	if (ret)
+		goto err_free_sgt;
+	ret = dma_map_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	if (ret)
+		goto err_free_table;
+	return sgt;
+
+err_free_table:
+	sg_free_table(sgt);
+err_free_sgt:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void udmabuf_export_unmap(struct dma_buf_attachment *attach,
+				 struct sg_table *sgt, enum dma_data_direction dir)
+{
+	struct udmabuf_export *exp = attach->dmabuf->priv;
+
+	dma_unmap_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void udmabuf_export_release(struct dma_buf *dmabuf)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+	struct udmabuf *buf = exp->view.buf;
+
+	mutex_lock(&buf->lock);
+	buf->exports--;
+	if (buf->debug_export)
+		dev_info(buf->dma_dev, "%s: export released\n", buf->name);
+	mutex_unlock(&buf->lock);
+	kfree(exp);
+	udmabuf_put(buf);
+}
+
+static int udmabuf_export_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	return udmabuf_sync_dma(exp->view.buf, false, exp->view.base, exp->view.len, dir);
+}
+
+static int udmabuf_export_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	return udmabuf_sync_dma(exp->view.buf, true, exp->view.base, exp->view.len, dir);
+}
+
+static int udmabuf_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+	struct udmabuf *buf = exp->view.buf;
+	int ret;
+
+	mutex_lock(&buf->lock);
+	ret = udmabuf_mmap_range(&exp->view, vma, exp->force_sync);
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+
+static int udmabuf_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	iosys_map_set_vaddr(map, exp->view.buf->virt + exp->view.base);
+	return 0;
+}
+
+static const struct dma_buf_ops udmabuf_export_ops = {
+	.map_dma_buf = udmabuf_export_map,
+	.unmap_dma_buf = udmabuf_export_unmap,
+	.release = udmabuf_export_release,
+	.begin_cpu_access = udmabuf_export_begin_cpu,
+	.end_cpu_access = udmabuf_export_end_cpu,
+	.mmap = udmabuf_export_mmap,
+	.vmap = udmabuf_export_vmap,
+};
+
+/**
+ * udmabuf_export() - export a range of a buffer as a dma-buf
+ * @buf: the buffer
+ * @file: the /dev file asking; a writable export needs a writable file
+ * @args: in: flags, offset, size; out: fd, addr
+ *
+ * Return: 0, -EINVAL for bad flags or range, -EACCES for a writable export
+ * of a read-only file, or the dma-buf core's error.
+ */
+int udmabuf_export(struct udmabuf *buf, struct file *file,
+		   struct u_dma_buf_ioctl_export_args *args)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct udmabuf_export *exp;
+	struct dma_buf *dmabuf;
+	u64 flags = args->flags;
+	int fd_flags, fd;
+
+	if (flags & ~(u64)UDMABUF_EXPORT_FD_FLAGS)
+		return -EINVAL;
+	if ((flags & O_ACCMODE) == O_ACCMODE)
+		return -EINVAL;
+	if ((flags & O_ACCMODE) != O_RDONLY && !(file->f_mode & FMODE_WRITE))
+		return -EACCES;
+	if (!args->size || !PAGE_ALIGNED(args->offset) || !PAGE_ALIGNED(args->size) ||
+	    !udmem_range_ok(args->offset, args->size, buf->size))
+		return -EINVAL;
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp)
+		return -ENOMEM;
+	exp->view.buf = buf;
+	exp->view.base = args->offset;
+	exp->view.len = args->size;
+	exp->force_sync = flags & O_SYNC;
+	fd_flags = flags & (O_CLOEXEC | O_ACCMODE);
+
+	info.exp_name = buf->name;
+	info.owner = THIS_MODULE;
+	info.ops = &udmabuf_export_ops;
+	info.size = args->size;
+	info.flags = fd_flags;
+	info.priv = exp;
+
+	kref_get(&buf->ref);
+	dmabuf = dma_buf_export(&info);
+	if (IS_ERR(dmabuf)) {
+		kfree(exp);
+		udmabuf_put(buf);
+		return PTR_ERR(dmabuf);
+	}
+	mutex_lock(&buf->lock);
+	buf->exports++;
+	mutex_unlock(&buf->lock);
+
+	fd = dma_buf_fd(dmabuf, fd_flags);
+	if (fd < 0) {
+		/* The release callback drops the export and the reference. */
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	args->fd = fd;
+	args->addr = buf->dma_addr + args->offset;
+	if (buf->debug_export)
+		dev_info(buf->dma_dev, "%s: export offset %llu size %llu fd %d\n",
+			 buf->name, args->offset, args->size, fd);
+	return 0;
+}
+
+UDMEM_IMPORT_NS_DMA_BUF();

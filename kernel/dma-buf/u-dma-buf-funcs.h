@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * u-dma-buf-funcs.h - the in-kernel API of u-dma-buf, used by u-dma-buf-mgr.
+ *
+ * Same names and meaning as the original driver's in-kernel functions;
+ * sizes are u64 so that buffers of 4 GiB and more can be created.
+ */
+#ifndef UDMEM_U_DMA_BUF_FUNCS_H
+#define UDMEM_U_DMA_BUF_FUNCS_H
+
+#include <linux/device.h>
+#include <linux/types.h>
+
+/* option bits of u_dma_buf_device_create() */
+#define U_DMA_BUF_OPTION_DMA_MASK_SHIFT		0
+#define U_DMA_BUF_OPTION_DMA_MASK_MASK		0xff
+#define U_DMA_BUF_OPTION_MMAP_MODE_SHIFT	10
+#define U_DMA_BUF_OPTION_MMAP_MODE_MASK		0x7
+
+struct device *u_dma_buf_device_search(const char *name, int id);
+struct device *u_dma_buf_device_create(const char *name, int id, u64 size,
+				       u64 option, struct device *parent);
+int u_dma_buf_device_remove(struct device *dev);
+int u_dma_buf_device_getmap(struct device *dev, size_t *size, void **virt,
+			    dma_addr_t *phys);
+int u_dma_buf_device_sync(struct device *dev, int command, int direction,
+			  u64 offset, ssize_t size);
+
+#endif /* UDMEM_U_DMA_BUF_FUNCS_H */

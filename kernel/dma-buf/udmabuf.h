@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * udmabuf.h - internals of the u-dma-buf driver, shared by its files.
+ *
+ * One struct udmabuf is one buffer.  It is reference counted: the creator
+ * (probe, module parameter, manager) holds one reference until it removes
+ * the buffer, every open file and every exported dma-buf holds one more,
+ * and mappings hold their file.  Removing a buffer detaches it at once
+ * (no /dev node, no sysfs, no new opens) and the memory is freed with the
+ * last reference, so nothing a user still holds points to freed memory.
+ */
+#ifndef UDMEM_UDMABUF_H
+#define UDMEM_UDMABUF_H
+
+#include <linux/device.h>
+#include <linux/dma-direction.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <linux/u-dma-buf-ioctl.h>
+#include "udmem_sync.h"
+
+#define UDMABUF_DRIVER_NAME	"u-dma-buf"
+#define UDMABUF_DRIVER_VERSION	"1.0.0"
+#define UDMABUF_MINORS		256
+#define UDMABUF_NAME_MAX	64
+
+/* sync_mode bits */
+#define UDMABUF_SYNC_MODE_MASK		3
+#define UDMABUF_SYNC_NONE		0
+#define UDMABUF_SYNC_NONCACHED		1
+#define UDMABUF_SYNC_WRITECOMBINE	2
+#define UDMABUF_SYNC_DMACOHERENT	3
+#define UDMABUF_SYNC_ALWAYS		4
+#define UDMABUF_SYNC_MODE_MAX		7
+
+/* How a buffer is created, for what the manager may delete. */
+enum udmabuf_origin {
+	UDMABUF_ORIGIN_DT,		/* device tree node */
+	UDMABUF_ORIGIN_STATIC,		/* udmabufN= module parameter */
+	UDMABUF_ORIGIN_MANAGED,		/* u-dma-buf-mgr or in-kernel API */
+};
+
+/* What a creator asks for; zero fields mean "default". */
+struct udmabuf_params {
+	const char *name;		/* NULL: derived from the minor */
+	int minor;			/* -1: lowest free */
+	u64 size;
+	int quirk_mmap_mode;		/* 0: the module parameter */
+	u32 sync_mode;			/* 0: 1 (noncached with O_SYNC) */
+	bool sync_mode_set;
+	u64 sync_offset;
+	u64 sync_size;			/* 0: the whole buffer */
+	u32 sync_direction;
+	int dma_mask_bits;		/* 0: keep the device's mask */
+	enum udmabuf_origin origin;
+};
+
+/* A mappable range of a buffer: all of it, or an exported part. */
+struct udmabuf_view {
+	struct udmabuf *buf;
+	u64 base;			/* page aligned */
+	u64 len;			/* page aligned */
+};
+
+struct udmabuf {
+	struct kref ref;
+	struct mutex lock;		/* sync state and the flags below */
+	struct list_head node;		/* in the driver's buffer list */
+
+	char name[UDMABUF_NAME_MAX];
+	int minor;
+	enum udmabuf_origin origin;
+	struct device *sys_dev;		/* class device; NULL once detached */
+	struct device *dma_dev;		/* referenced until the memory is freed */
+	struct platform_device *pdev;	/* the platform device we made, if any */
+	bool rmem;			/* reserved memory to release on free */
+	bool detached;
+
+	u64 size;			/* as requested */
+	size_t alloc_size;		/* rounded up to pages */
+	void *virt;
+	dma_addr_t dma_addr;
+	unsigned long pfn;		/* first pfn when pfn_ok */
+	bool pfn_ok;			/* memory is one run of pfns from pfn */
+	bool no_cpu_sync;		/* outside the linear map: no cache ops */
+	struct page **pages;		/* page mode: one per page */
+	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
+
+	int quirk_mmap_mode;
+	u32 sync_mode;
+	u64 sync_offset;
+	u64 sync_size;
+	u32 sync_direction;
+	u32 sync_owner;			/* 0 CPU, 1 device */
+	u64 sync_for_cpu;
+	u64 sync_for_device;
+	unsigned int exports;		/* live dma-buf exports */
+	int debug_vma;
+	int debug_export;
+};
+
+/* Memory from a per-device pool (a no-map reserved-memory region). */
+static inline bool udmabuf_dev_has_pool(const struct device *dev)
+{
+#ifdef CONFIG_DMA_DECLARE_COHERENT
+	return dev->dma_mem;
+#else
+	return false;
+#endif
+}
+
+extern int udmabuf_info_enable;
+extern int udmabuf_default_quirk_mmap_mode;
+extern int udmabuf_dma_mask_bit;
+
+/* main.c */
+struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
+			       struct device *dma_dev, struct device *parent);
+void udmabuf_remove(struct udmabuf *buf);
+struct udmabuf *udmabuf_get_by_minor(unsigned int minor);
+void udmabuf_put(struct udmabuf *buf);
+bool udmabuf_dma_coherent(const struct udmabuf *buf);
+int udmabuf_dma_mask_bits(const struct udmabuf *buf);
+extern struct class *udmabuf_class;
+extern const struct attribute_group *udmabuf_groups[];
+
+/* alloc.c */
+int udmabuf_alloc(struct udmabuf *buf);
+void udmabuf_free(struct udmabuf *buf);
+int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
+		     enum dma_data_direction dir);
+int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
+		       u64 size, u32 dir);
+int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value);
+
+/* fops.c */
+extern const struct file_operations udmabuf_fops;
+
+/* mmap.c */
+int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
+		       bool force_sync);
+bool udmabuf_mmap_quirk(const struct udmabuf *buf);
+
+/* ioctl.c */
+long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* export.c */
+int udmabuf_export(struct udmabuf *buf, struct file *file,
+		   struct u_dma_buf_ioctl_export_args *args);
+
+#endif /* UDMEM_UDMABUF_H */
