@@ -3,7 +3,6 @@
  * buffer.c - udmem_buffer_*: u-dma-buf buffers (open, create/delete through
  * the manager, map, sync, DMA-BUF export).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

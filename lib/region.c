@@ -2,7 +2,6 @@
 /*
  * region.c - udmem_region_*: uiomem device-memory regions (open, map, sync).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>

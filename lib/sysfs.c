@@ -3,7 +3,6 @@
  * sysfs.c - names, sysfs attributes, device nodes and the helpers that
  * buffer.c and region.c share, plus the library-wide functions.
  */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
