@@ -810,7 +810,7 @@ int udmem_bench_main(int argc, char **argv)
 	};
 	struct bench_ctx c = { .opt = { .runs = 0 } };
 	struct bench_target *targets = NULL;
-	const char *report = NULL;
+	const char *report = NULL, *term;
 	bool compare = false;
 	char *buf = NULL;
 	size_t len = 0;
@@ -868,7 +868,10 @@ int udmem_bench_main(int argc, char **argv)
 	}
 	if (!c.opt.runs)
 		c.opt.runs = c.opt.quick ? 3 : 5;
-	c.opt.progress_tty = isatty(STDERR_FILENO);
+	/* Rewrite one line on a terminal; a console log gets one line per step. */
+	term = getenv("TERM");
+	c.opt.progress_tty = isatty(STDERR_FILENO) && term && *term &&
+			     strcmp(term, "dumb") && strcmp(term, "linux");
 	err = bench_target_open_all(&targets, &n, argv + optind,
 				    argc - optind);
 	if (err)

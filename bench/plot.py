@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Charts of a `udmem bench --json` run (PNG, matplotlib).
+
+    python3 bench/plot.py RUN.jsonl --out DIR
+
+RUN.jsonl holds the JSON lines of one run; other lines, and a prefix
+before the '{' of a record (the demo's "@@JSON "), are ignored.  Writes:
+
+  throughput-ratio.png  every buffer/region and access mode as a fraction of
+                        anonymous memory of the same size (the physical limit)
+  throughput-mbs.png    the same in MB/s, the limit drawn as a line per panel
+  mmap-vs-file.png      mmap throughput / read()-write() throughput
+  sync-cost.png         time per sync and cache operations per sync against
+                        the synced size, log axes
+  first-touch.png       page faults to touch a fresh mapping once
+
+When the run was emulated (QEMU TCG) every chart says so: absolute MB/s
+mean nothing there; ratios, fault counts, syscalls and cache operations
+per sync carry over to hardware.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+TESTS = ["mmap_write", "mmap_read", "file_write", "file_read"]
+TITLES = {"mmap_write": "mmap write", "mmap_read": "mmap read",
+          "file_write": "write()", "file_read": "read()"}
+MODES = [("cached", "none"), ("cached", "sync"), ("uncached", "o_sync"), ("wc", "o_sync")]
+MODE_LABEL = {
+    ("cached", "none"): "cached, no sync",
+    ("cached", "sync"): "cached + sync (ioctl/sysfs)",
+    ("uncached", "o_sync"): "O_SYNC uncached (sync_mode 1)",
+    ("wc", "o_sync"): "O_SYNC write-combine (sync_mode 2)",
+}
+MODE_COLOR = {
+    ("cached", "none"): "#1f77b4", ("cached", "sync"): "#6baed6",
+    ("uncached", "o_sync"): "#d62728", ("wc", "o_sync"): "#ff9896",
+}
+
+
+def load(path):
+    recs = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if "{" not in line:
+                continue
+            try:
+                recs.append(json.loads(line[line.index("{"):]))
+            except json.JSONDecodeError:
+                continue
+    return recs
+
+
+def mode_of(rec):
+    sync = rec["sync"]
+    if rec["access"] == "cached" and sync in ("ioctl", "sysfs"):
+        sync = "sync"
+    return (rec["access"], sync)
+
+
+def human_size(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def header(meta):
+    if not meta:
+        return "udmem bench", False
+    head = (f"udmem bench on {meta['machine']} ({meta['arch']}, Linux {meta['kernel']}), "
+            f"median of {meta['runs']} runs")
+    if meta.get("emulated"):
+        head += ("\nEMULATED (QEMU TCG, no cache model): absolute MB/s mean nothing here; "
+                 "ratios, faults, syscalls and cache ops per sync carry over")
+    return head, bool(meta.get("emulated"))
+
+
+def save(fig, out, name, head, emulated):
+    fig.suptitle(head, fontsize=9, color="#a00000" if emulated else "black")
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def targets_of(recs):
+    """Target names in run order, without the anonymous reference."""
+    seen = []
+    for r in recs:
+        if r["type"] == "target" and r["class"] != "anon" and r["target"] not in seen:
+            seen.append(r["target"])
+    return seen
+
+
+def bw_table(recs):
+    table = {}
+    for r in recs:
+        if r["type"] == "bw":
+            table[(r["target"], r["test"], mode_of(r))] = r
+    return table
+
+
+def plot_throughput(recs, out, head, emulated, ratio):
+    names = targets_of(recs)
+    table = bw_table(recs)
+    anon = {r["size"]: {} for r in recs if r["type"] == "bw" and r["target"] == "anon"}
+    for r in recs:
+        if r["type"] == "bw" and r["target"] == "anon":
+            anon[r["size"]][r["test"]] = r["median"]
+    fig, axes = plt.subplots(2, 2, figsize=(max(9, 1.4 * len(names) + 4), 8.5),
+                             constrained_layout=True)
+    width = 0.8 / len(MODES)
+    for ax, test in zip(axes.flat, TESTS):
+        for k, mode in enumerate(MODES):
+            xs, ys = [], []
+            for i, name in enumerate(names):
+                rec = table.get((name, test, mode))
+                if rec is None or rec["median"] is None:
+                    continue
+                value = rec["ratio"] if ratio else rec["median"]
+                if value is None:
+                    continue
+                xs.append(i + (k - (len(MODES) - 1) / 2) * width)
+                ys.append(value)
+            if xs:
+                ax.bar(xs, ys, width, label=MODE_LABEL[mode], color=MODE_COLOR[mode])
+        if ratio:
+            ax.axhline(1.0, color="black", linestyle="--", linewidth=1,
+                       label="anonymous memory (limit) = 1")
+            ax.set_ylabel("throughput / anonymous memory (ratio)")
+        else:
+            limits = sorted({v.get(test.replace("file", "mmap")) for v in anon.values()} - {None})
+            for n, lim in enumerate(limits):
+                ax.axhline(lim, color="black", linestyle="--", linewidth=1,
+                           label="anonymous memory (limit)" if n == 0 else None)
+            ax.set_ylabel("throughput (MB/s)")
+        ax.set_title(TITLES[test] + (" (limit: anonymous-memory copy)" if "file" in test else ""),
+                     fontsize=10)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
+        ax.set_xlabel("buffer / region")
+        ax.grid(axis="y", alpha=0.3)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    for ax in axes.flat[1:]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
+    name = "throughput-ratio.png" if ratio else "throughput-mbs.png"
+    return save(fig, out, name, head, emulated)
+
+
+def plot_mmap_vs_file(recs, out, head, emulated):
+    names = targets_of(recs)
+    table = bw_table(recs)
+    fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.3 * len(names) + 4), 4.8),
+                             constrained_layout=True)
+    width = 0.8 / len(MODES)
+    for ax, (mm, ff, what) in zip(axes, (("mmap_write", "file_write", "write"),
+                                         ("mmap_read", "file_read", "read"))):
+        for k, mode in enumerate(MODES):
+            xs, ys = [], []
+            for i, name in enumerate(names):
+                a, b = table.get((name, mm, mode)), table.get((name, ff, mode))
+                if not a or not b or not a["median"] or not b["median"]:
+                    continue
+                xs.append(i + (k - (len(MODES) - 1) / 2) * width)
+                ys.append(a["median"] / b["median"])
+            if xs:
+                ax.bar(xs, ys, width, label=MODE_LABEL[mode], color=MODE_COLOR[mode])
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="mmap = file")
+        ax.set_title(f"mmap {what} / {what}() throughput", fontsize=10)
+        ax.set_ylabel("ratio mmap / file (>= 1: mapping at least as fast)")
+        ax.set_xlabel("buffer / region")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=7)
+    return save(fig, out, "mmap-vs-file.png", head, emulated)
+
+
+def plot_sync(recs, out, head, emulated):
+    syncs = [r for r in recs if r["type"] == "sync" and r["offset"] == 0]
+    if not syncs:
+        return None
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+    series = {}
+    for r in syncs:
+        series.setdefault((r["target"], r["method"], r["direction"]), []).append(r)
+    styles = {"for_cpu": "-", "for_device": "--"}
+    markers = {"ioctl": "o", "sysfs": "s", "sysfs-attrs": "^"}
+    colors = {}
+    for (target, method, direction), rs in sorted(series.items()):
+        rs.sort(key=lambda r: r["size"])
+        color = colors.setdefault(target, f"C{len(colors) % 10}")
+        ax.plot([r["size"] for r in rs], [r["median"] for r in rs],
+                linestyle=styles[direction], marker=markers.get(method, "x"),
+                color=color, label=f"{target} {method} {direction}")
+        if method in ("ioctl", "sysfs") and direction == "for_cpu" and \
+                (method == "ioctl" or not any(k[0] == target and k[1] == "ioctl"
+                                              for k in series)):
+            pts = [(r["size"], r["cache_ops"] + r["barriers"]) for r in rs
+                   if r["cache_ops"] + r["barriers"] > 0]
+            if pts:
+                src = rs[0]["cache_ops_source"]
+                ax2.plot(*zip(*pts), marker="o", color=color,
+                         label=f"{target} ({'driver count' if src == 'driver' else 'model'})")
+    size_fmt = matplotlib.ticker.FuncFormatter(lambda v, _: human_size(int(v)))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(size_fmt)
+    ax.set_xlabel("synced size (log scale)")
+    ax.set_ylabel("time per sync call (us, log scale)")
+    ax.set_title("sync cost against size (solid: for_cpu, dashed: for_device;\n"
+                 "o ioctl = 1 syscall, s sysfs = 3, ^ 4 sysfs attributes = 12)", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, ncol=2)
+    small = [r for r in recs if r["type"] == "sync" and r["offset"] != 0]
+    for r in small:
+        ax.plot([r["size"]], [r["median"]], marker="*", markersize=12,
+                color=colors.get(r["target"], "black"), linestyle="none")
+    if small:
+        ax.annotate("*: 4 KiB sync in the middle of the buffer", xy=(0.02, 0.95),
+                    xycoords="axes fraction", fontsize=8, va="top")
+    ax2.set_xscale("log", base=2)
+    ax2.set_yscale("log")
+    ax2.xaxis.set_major_formatter(size_fmt)
+    ax2.set_xlabel("synced size (log scale)")
+    ax2.set_ylabel("cache-maintenance instructions per sync (lines + barriers)")
+    ax2.set_title("cache operations per sync (carry over from emulation)", fontsize=9)
+    ax2.grid(True, which="both", alpha=0.3)
+    if ax2.get_legend_handles_labels()[0]:
+        ax2.legend(fontsize=7)
+    else:
+        ax2.text(0.5, 0.5, "every buffer is DMA-coherent:\nsyncs maintain no cache lines",
+                 ha="center", va="center", transform=ax2.transAxes)
+    return save(fig, out, "sync-cost.png", head, emulated)
+
+
+def plot_touch(recs, out, head, emulated):
+    touches = [r for r in recs if r["type"] == "touch"]
+    if not touches:
+        return None
+    fig, ax = plt.subplots(figsize=(max(10, 1.1 * len(touches) + 3), 5),
+                           constrained_layout=True)
+    names = [f"{r['target']}\n{human_size(r['size'])}" for r in touches]
+    faults = [max(r["minflt"] or 0, 0.5) for r in touches]
+    pages = [r["pages"] for r in touches]
+    bars = ax.bar(range(len(touches)), faults, color="#1f77b4", label="minor faults (median)")
+    ax.plot(range(len(touches)), pages, "k_", markersize=30, mew=2,
+            label="pages touched (one fault each = per-page faulting)")
+    ax.axhline(16, color="green", linestyle="--", linewidth=1, label="goal: <= 16 faults")
+    for b, r in zip(bars, touches):
+        ax.annotate(f"{r['minflt']:.0f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylim(0.4, max(pages + faults) * 3)
+    ax.set_xticks(range(len(touches)))
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_xlabel("fresh mapping (anon: anonymous memory, faulted on demand, for scale)")
+    ax.set_ylabel("minor page faults (log scale; 0 drawn at 0.5)")
+    ax.set_title("page faults to touch a fresh mapping once (one read per page)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return save(fig, out, "first-touch.png", head, emulated)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="PNG charts of a udmem bench --json run")
+    ap.add_argument("run", help="JSON lines of one run")
+    ap.add_argument("--out", default=".", help="folder for the PNG files")
+    args = ap.parse_args()
+    recs = load(args.run)
+    meta = next((r for r in recs if r.get("type") == "meta"), None)
+    if not any(r.get("type") == "bw" for r in recs):
+        print(f"plot.py: {args.run}: no bw records", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    head, emulated = header(meta)
+    written = [
+        plot_throughput(recs, args.out, head, emulated, ratio=True),
+        plot_throughput(recs, args.out, head, emulated, ratio=False),
+        plot_mmap_vs_file(recs, args.out, head, emulated),
+        plot_sync(recs, args.out, head, emulated),
+        plot_touch(recs, args.out, head, emulated),
+    ]
+    for path in written:
+        if path:
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# demo.sh - what `make demo` runs: boot the arm64 guest whose device tree
+# carries seed 000's six buffers and a device-memory region, run
+# `udmem bench` there (tests/guest/demo), print its table and seed 000's
+# client program, and draw the charts into results/<timestamp>/.
+#
+#   scripts/demo.sh [TARGET]        default arm64; DEMO_RUNS=N runs per figure
+set -eu
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${1:-arm64}
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+RESULTS="$TOP/results/$STAMP"
+LOG="$TOP/build/demo/console.log"
+start=$(date +%s)
+
+cd "$TOP"
+mkdir -p "$RESULTS" "$(dirname "$LOG")"
+
+# The charts need matplotlib on the host.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+	echo "demo: installing matplotlib (pip)" >&2
+	python3 -m pip install -q matplotlib 2>/dev/null ||
+		python3 -m pip install -q --break-system-packages matplotlib ||
+		{ [ "$(id -u)" = 0 ] && apt-get install -y -q python3-matplotlib >/dev/null; }
+fi
+
+echo "demo: booting the $TARGET guest and running udmem bench (a few minutes)" >&2
+set +e
+tests/qemu/udmem-qemu run "$TARGET" --suite demo --log "$LOG" > "$RESULTS/tap.txt" 2>&1
+rc=$?
+set -e
+# Records and the table, without the console's carriage returns.
+tr -d '\r' < "$LOG" | sed -n 's/^.*@@JSON //p' > "$RESULTS/bench.jsonl"
+tr -d '\r' < "$LOG" | sed -n 's/^@@TABLE \{0,1\}//p' > "$RESULTS/table.txt"
+tr -d '\r' < "$LOG" | sed -n 's/^@@SEED000 \{0,1\}//p' > "$RESULTS/seed000.txt"
+cp "$LOG" "$RESULTS/console.log"
+
+if [ ! -s "$RESULTS/bench.jsonl" ]; then
+	echo "demo: the guest printed no bench records; its console log: $RESULTS/console.log" >&2
+	tail -n 30 "$RESULTS/tap.txt" >&2
+	exit 1
+fi
+
+cat "$RESULTS/table.txt"
+if [ -s "$RESULTS/seed000.txt" ]; then
+	echo
+	echo "Seed 000's client program (u-dma-buf-file-test) in the same guest:"
+	grep -E '^(##|mmap|file)' "$RESULTS/seed000.txt" || true
+fi
+
+python3 bench/plot.py "$RESULTS/bench.jsonl" --out "$RESULTS" > /dev/null
+echo
+grep -E '^(ok|not ok)' "$RESULTS/tap.txt" | sed 's/^/guest: /' || true
+echo
+echo "demo: results in $RESULTS ($(($(date +%s) - start)) s):"
+ls "$RESULTS" | sed 's/^/  /'
+if [ "$rc" != 0 ]; then
+	echo "demo: the guest run reported failures (see $RESULTS/tap.txt)" >&2
+	exit "$rc"
+fi

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# demo: what `make demo` runs in the arm64 guest.  The device tree carries
+# the six buffers of seed 000's table (tests/qemu/dt/10-u-dma-buf.dtsi) and
+# a device-memory region (20-uiomem.dtsi).  Runs the full `udmem bench`,
+# prints every JSON record prefixed "@@JSON ", the table prefixed
+# "@@TABLE ", and seed 000's client program prefixed "@@SEED000 ";
+# scripts/demo.sh picks them out of the console log.
+
+DEMO_OUT=/tmp/demo.jsonl
+DEMO_RUNS=${DEMO_RUNS:-5}
+demo_loaded=""
+
+if udmem_insmod u-dma-buf; then
+	demo_loaded="u-dma-buf"
+	tap_ok load-u-dma-buf
+else
+	tap_fail load-u-dma-buf "insmod u-dma-buf failed"
+fi
+if udmem_insmod uiomem; then
+	demo_loaded="$demo_loaded uiomem"
+	tap_ok load-uiomem
+else
+	tap_fail load-uiomem "insmod uiomem failed"
+fi
+
+# Without the device-tree buffers (a target without them), make seed 000's
+# sizes from module parameters so that the demo still shows the matrix.
+if [ -z "$(ls /sys/class/u-dma-buf 2>/dev/null)" ] &&
+   echo "$demo_loaded" | grep -q u-dma-buf; then
+	echo "# no device-tree buffers: seed 000's sizes from module parameters"
+	udmem_rmmod u-dma-buf
+	udmem_insmod u-dma-buf udmabuf0=0x200000 udmabuf1=0x200000 \
+		udmabuf2=0x200000 udmabuf3=0x2000000 || true
+fi
+# Without a device-tree region, ivshmem's shared-memory BAR is one.
+if [ -z "$(ls /sys/class/uiomem 2>/dev/null)" ] &&
+   echo "$demo_loaded" | grep -q uiomem &&
+   demo_ivshmem=$(udmem_pci_dev 0x1af4 0x1110); then
+	echo "# no device-tree region: ivshmem's BAR 2 as uiomem0"
+	echo 1 > "$demo_ivshmem/enable" 2>/dev/null
+	set -- $(sed -n 3p "$demo_ivshmem/resource")
+	udmem_rmmod uiomem
+	udmem_insmod uiomem uiomem0_addr="$1" \
+		uiomem0_size="$(printf '0x%x' $(($2 - $1 + 1)))" || true
+fi
+
+echo "# buffers: $(ls /sys/class/u-dma-buf 2>/dev/null | tr '\n' ' ')"
+echo "# regions: $(ls /sys/class/uiomem 2>/dev/null | tr '\n' ' ')"
+
+demo_t0=$(date +%s)
+if udmem bench --json --runs "$DEMO_RUNS" > "$DEMO_OUT"; then
+	tap_ok bench-run
+else
+	tap_fail bench-run "udmem bench exited $? (errors in the records below)"
+fi
+echo "# bench took $(($(date +%s) - demo_t0)) s"
+sed 's/^/@@JSON /' "$DEMO_OUT"
+udmem bench --report "$DEMO_OUT" | sed 's/^/@@TABLE /'
+if grep -q '^{"type":"end"' "$DEMO_OUT"; then
+	tap_ok bench-complete
+else
+	tap_fail bench-complete "no end record"
+fi
+
+# Seed 000's own client program on every buffer, for the record.
+if [ -x /udmem/bin/u-dma-buf-file-test ]; then
+	for b in $(ls /sys/class/u-dma-buf 2>/dev/null); do
+		echo "@@SEED000 ##  file-test-$b"
+		/udmem/bin/u-dma-buf-file-test -n "$b" 2>&1 | sed 's/^/@@SEED000 /'
+	done
+	tap_ok seed000-client-ran
+else
+	tap_skip seed000-client-ran "/udmem/bin/u-dma-buf-file-test is not built"
+fi
+
+rm -f "$DEMO_OUT"
+for m in $demo_loaded; do
+	udmem_rmmod "$m"
+done
