@@ -28,8 +28,8 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
+import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 TESTS = ["mmap_write", "mmap_read", "file_write", "file_read"]
 TITLES = {"mmap_write": "mmap write", "mmap_read": "mmap read",

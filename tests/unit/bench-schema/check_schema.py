@@ -213,7 +213,7 @@ def main():
 
     def live_run():
         p = subprocess.run([args.bench, "--json", "--quick", "--quiet", "anon"],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120, check=False)
         if p.returncode != 0:
             raise Invalid(f"exit {p.returncode}: {p.stderr.strip()[:200]}")
         live["recs"] = records_of(p.stdout)
@@ -263,14 +263,14 @@ def main():
 
     def report_renders(path):
         p = subprocess.run([args.bench, "--report", path], capture_output=True,
-                           text=True, timeout=60)
+                           text=True, timeout=60, check=False)
         if p.returncode != 0 or "Throughput in MB/s" not in p.stdout:
             raise Invalid(f"--report exit {p.returncode}: {p.stderr.strip()[:200]}")
         return p.stdout
 
     def compare_self(path):
         p = subprocess.run([args.bench, "--compare", path, path], capture_output=True,
-                           text=True, timeout=60)
+                           text=True, timeout=60, check=False)
         if p.returncode != 0:
             raise Invalid(f"--compare exit {p.returncode}: {p.stderr.strip()[:200]}")
         rows = [ln for ln in p.stdout.splitlines() if ln.startswith("bw ")]
