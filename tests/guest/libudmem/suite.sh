@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# libudmem: every library function against the real drivers.  udmabuf0
+# (1 MiB, module parameter) and u-dma-buf-mgr for buffers; uiomem0 over
+# the first 64 KiB of ivshmem's shared-memory BAR for regions.
+
+lu_loaded=""
+if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
+	tap_skip setup-u-dma-buf "u-dma-buf.ko was not built"
+elif udmem_insmod u-dma-buf udmabuf0=0x100000 && [ -e /dev/udmabuf0 ]; then
+	lu_loaded="u-dma-buf"
+	tap_ok setup-u-dma-buf
+	if udmem_insmod u-dma-buf-mgr && [ -e /dev/u-dma-buf-mgr ]; then
+		lu_loaded="u-dma-buf-mgr $lu_loaded"
+		tap_ok setup-u-dma-buf-mgr
+	else
+		tap_fail setup-u-dma-buf-mgr "insmod u-dma-buf-mgr failed"
+	fi
+else
+	tap_fail setup-u-dma-buf "insmod u-dma-buf udmabuf0=0x100000 failed"
+fi
+
+lu_ivshmem=$(udmem_pci_dev 0x1af4 0x1110)
+if [ ! -f /udmem/modules/uiomem.ko ]; then
+	tap_skip setup-uiomem "uiomem.ko was not built"
+elif [ -z "$lu_ivshmem" ]; then
+	tap_skip setup-uiomem "no ivshmem device"
+else
+	echo 1 > "$lu_ivshmem/enable" 2>/dev/null
+	set -- $(sed -n 3p "$lu_ivshmem/resource")
+	if udmem_insmod uiomem uiomem0_addr="$1" uiomem0_size=0x10000 &&
+	   [ -e /dev/uiomem0 ]; then
+		lu_loaded="uiomem $lu_loaded"
+		tap_ok setup-uiomem
+	else
+		tap_fail setup-uiomem "insmod uiomem uiomem0_addr=$1 uiomem0_size=0x10000 failed"
+	fi
+fi
+
+export UDMEM_TEST_BUFFER=udmabuf0 UDMEM_TEST_REGION=uiomem0
+udmem_run libudmem-misc
+udmem_run libudmem-buffer
+udmem_run libudmem-region
+
+for m in $lu_loaded; do
+	udmem_rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
+done
