@@ -408,8 +408,13 @@ static void bench_matrix(struct bench_ctx *c, const struct bench_target *t,
 	}
 }
 
-/* Fresh mapping, one read per page: how many faults, how long. */
-static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
+/*
+ * Fresh mapping, one read (or one write) per page: how many faults, how
+ * long.  Writes matter on their own: a CPU without hardware dirty-bit
+ * management (Cortex-A53, A9, U54) traps the first write to a clean PTE.
+ */
+static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
+			    bool write)
 {
 	size_t size = t->size < BENCH_TOUCH_SIZE ? t->size : BENCH_TOUCH_SIZE;
 	long page = c->si.page_size > 0 ? c->si.page_size : 4096;
@@ -418,7 +423,6 @@ static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
 	int runs = c->opt.runs, r, err = 0;
 
 	size -= size % page;
-	bench_progress(c, "first touch", t->name);
 	us = calloc(runs, sizeof(*us));
 	flt = calloc(runs, sizeof(*flt));
 	if (!us || !flt) {
@@ -454,8 +458,12 @@ static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
 		}
 		f0 = bench_minflt();
 		t0 = bench_now();
-		for (off = 0; off < size; off += page)
-			sum += map[off];
+		for (off = 0; off < size; off += page) {
+			if (write)
+				map[off] = (uint8_t)off;
+			else
+				sum += map[off];
+		}
 		us[r] = (bench_now() - t0) * 1e6;
 		flt[r] = bench_minflt() - f0;
 		munmap((void *)map, size);
@@ -470,6 +478,7 @@ static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
 		bench_stat_of(&sflt, flt, runs);
 		bench_json_begin(&c->out, "touch");
 		bench_json_kv_s(&c->out, "target", t->name);
+		bench_json_kv_s(&c->out, "access", write ? "write" : "read");
 		bench_json_kv_u(&c->out, "size", size);
 		bench_json_kv_u(&c->out, "pages", size / page);
 		bench_json_kv_i(&c->out, "runs", runs);
@@ -483,6 +492,13 @@ static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
 	}
 	free(us);
 	free(flt);
+}
+
+static void bench_touch(struct bench_ctx *c, const struct bench_target *t)
+{
+	bench_progress(c, "first touch", t->name);
+	bench_touch_one(c, t, false);
+	bench_touch_one(c, t, true);
 }
 
 /* Cache-maintenance operations one sync issues: lines covered + 1 barrier. */

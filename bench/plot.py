@@ -252,25 +252,40 @@ def plot_touch(recs, out, head, emulated):
     touches = [r for r in recs if r["type"] == "touch"]
     if not touches:
         return None
-    fig, ax = plt.subplots(figsize=(max(10, 1.1 * len(touches) + 3), 5),
+    names = []
+    for r in touches:
+        if r["target"] not in names:
+            names.append(r["target"])
+    fig, ax = plt.subplots(figsize=(max(10, 1.3 * len(names) + 3), 5.2),
                            constrained_layout=True)
-    names = [f"{r['target']}\n{human_size(r['size'])}" for r in touches]
-    faults = [max(r["minflt"] or 0, 0.5) for r in touches]
-    pages = [r["pages"] for r in touches]
-    bars = ax.bar(range(len(touches)), faults, color="#1f77b4", label="minor faults (median)")
-    ax.plot(range(len(touches)), pages, "k_", markersize=30, mew=2,
-            label="pages touched (one fault each = per-page faulting)")
+    width = 0.38
+    colors = {"read": "#1f77b4", "write": "#ff7f0e"}
+    top = 1
+    for k, access in enumerate(("read", "write")):
+        for i, name in enumerate(names):
+            r = next((x for x in touches if x["target"] == name
+                      and x.get("access", "read") == access), None)
+            if r is None:
+                continue
+            x = i + (k - 0.5) * width
+            value = max(r["minflt"] or 0, 0.5)
+            ax.bar(x, value, width, color=colors[access],
+                   label=f"minor faults, one {access} per page" if i == 0 else None)
+            ax.annotate(f"{r['minflt']:.0f}", (x, value), ha="center", va="bottom",
+                        fontsize=8)
+            ax.plot([x - width / 2, x + width / 2], [r["pages"]] * 2, color="black",
+                    linewidth=2, label="pages touched (= one fault per page)"
+                    if i == 0 and k == 0 else None)
+            top = max(top, r["pages"], value)
     ax.axhline(16, color="green", linestyle="--", linewidth=1, label="goal: <= 16 faults")
-    for b, r in zip(bars, touches):
-        ax.annotate(f"{r['minflt']:.0f}", (b.get_x() + b.get_width() / 2, b.get_height()),
-                    ha="center", va="bottom", fontsize=8)
     ax.set_yscale("log")
-    ax.set_ylim(0.4, max(pages + faults) * 3)
-    ax.set_xticks(range(len(touches)))
-    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylim(0.4, top * 4)
+    sizes = {r["target"]: human_size(r["size"]) for r in touches}
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels([f"{n}\n{sizes[n]}" for n in names], fontsize=8)
     ax.set_xlabel("fresh mapping (anon: anonymous memory, faulted on demand, for scale)")
     ax.set_ylabel("minor page faults (log scale; 0 drawn at 0.5)")
-    ax.set_title("page faults to touch a fresh mapping once (one read per page)", fontsize=10)
+    ax.set_title("page faults to touch a fresh mapping once", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     return save(fig, out, "first-touch.png", head, emulated)

@@ -147,16 +147,16 @@ static void bench_table_touch(FILE *f, const struct bench_run *run)
 	char size[32];
 	int i;
 
-	fprintf(f, "\nFirst touch of a fresh mapping, one read per page (faults = getrusage minor faults)\n");
-	fprintf(f, "%-22s %-8s %-8s %-10s %-12s\n", "target", "size", "pages",
-		"faults", "time us");
+	fprintf(f, "\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults)\n");
+	fprintf(f, "%-22s %-8s %-7s %-8s %-10s %-12s\n", "target", "size", "access",
+		"pages", "faults", "time us");
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];
 
 		if (strcmp(r->type, "touch"))
 			continue;
-		fprintf(f, "%-22s %-8s %-8llu %-10.0f %-12.0f\n", r->target,
-			bench_size_str(r->size, size, sizeof(size)),
+		fprintf(f, "%-22s %-8s %-7s %-8llu %-10.0f %-12.0f\n", r->target,
+			bench_size_str(r->size, size, sizeof(size)), r->access,
 			(unsigned long long)(r->size / 4096), r->minflt,
 			r->median);
 	}
@@ -261,7 +261,7 @@ static const struct bench_rec *bench_match(const struct bench_run *run,
 		    !strcmp(r->direction, like->direction) &&
 		    r->size == like->size && r->offset == like->offset)
 			return r;
-		if (!strcmp(r->type, "touch"))
+		if (!strcmp(r->type, "touch") && !strcmp(r->access, like->access))
 			return r;
 	}
 	return NULL;
@@ -325,12 +325,12 @@ int bench_compare(FILE *f, const char *a_path, const char *b_path)
 				 rb->method, rb->direction,
 				 bench_size_str(rb->size, size, sizeof(size)));
 		} else {
-			snprintf(what, sizeof(what), "touch faults");
+			snprintf(what, sizeof(what), "%s touch faults", rb->access);
 			fprintf(f, "%-8s %-20s %-34s %-12.0f %-12.0f %-8.2f\n",
 				rb->type, rb->target, what, ra->minflt,
 				rb->minflt, ra->minflt > 0 ?
 				rb->minflt / ra->minflt : NAN);
-			snprintf(what, sizeof(what), "touch time us");
+			snprintf(what, sizeof(what), "%s touch time us", rb->access);
 		}
 		fprintf(f, "%-8s %-20s %-34s %-12.1f %-12.1f %-8.2f %-16s\n",
 			rb->type, rb->target, what, ra->median, rb->median,

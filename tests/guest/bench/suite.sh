@@ -105,11 +105,8 @@ else
 		*) want=$((16 - 4 * skips)) ;;
 		esac
 		tap_eq "$t-matrix-complete" "$want" "$n"
-		if grep -q "\"type\":\"touch\",\"target\":\"$t\"" "$BENCH_OUT"; then
-			tap_ok "$t-touch-recorded"
-		else
-			tap_fail "$t-touch-recorded" "no touch record"
-		fi
+		n=$(grep -c "\"type\":\"touch\",\"target\":\"$t\",\"access\":\"\(read\|write\)\"" "$BENCH_OUT")
+		tap_eq "$t-touch-read-and-write-recorded" 2 "$n"
 		[ "$t" = anon ] && continue
 		for d in for_cpu for_device; do
 			n=$(grep "\"type\":\"sync\",\"target\":\"$t\"" "$BENCH_OUT" |
@@ -124,10 +121,15 @@ else
 
 	# The fault count of a fresh mapping of the whole buffer, touched once.
 	if [ -n "$bench_buf" ]; then
-		touch=$(grep "\"type\":\"touch\",\"target\":\"$bench_buf\"" "$BENCH_OUT")
+		touch=$(grep "\"type\":\"touch\",\"target\":\"$bench_buf\",\"access\":\"read\"" "$BENCH_OUT")
 		faults=$(bench_field "$touch" minflt)
 		pages=$(bench_field "$touch" pages)
 		echo "# faults=$faults pages=$pages size=$(bench_field "$touch" size)"
+		# Writes are reported, not checked: without hardware dirty-bit
+		# management every first write to a clean PTE traps (issue for the
+		# drivers' mmap, see docs/benchmarks.md).
+		touch=$(grep "\"type\":\"touch\",\"target\":\"$bench_buf\",\"access\":\"write\"" "$BENCH_OUT")
+		echo "# write_faults=$(bench_field "$touch" minflt) pages=$(bench_field "$touch" pages)"
 		if [ -n "$faults" ] && [ "${faults%.*}" -le "$BENCH_FAULT_GOAL" ]; then
 			tap_ok touch-faults-at-most-16
 		else

@@ -165,8 +165,9 @@ def check_complete(recs, want_targets=None):
             for test in tests:
                 if (test, a, s) not in bw:
                     raise Invalid(f"{t['target']}: {test} {a}/{s} missing")
-        if not any(r["type"] == "touch" for r in mine):
-            raise Invalid(f"{t['target']}: no first-touch record")
+        touched = {r["access"] for r in mine if r["type"] == "touch"}
+        if touched != {"read", "write"}:
+            raise Invalid(f"{t['target']}: first-touch records for {sorted(touched)}")
         if t["class"] != "anon":
             dirs = {r["direction"] for r in mine if r["type"] == "sync"}
             if dirs != {"for_cpu", "for_device"}:
