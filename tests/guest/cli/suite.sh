@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# cli: every udmem subcommand, its output, its failure messages and its exit
+# codes (0 ok, 1 failure, 2 usage), against udmabuf0 (64 KiB, module
+# parameter), u-dma-buf-mgr and uiomem0 (ivshmem's BAR).
+
+CT=/tmp/cli-test
+mkdir -p $CT
+
+# ct_run NAME WANT_RC CMD...: run CMD, keep stdout/stderr in $CT/out, $CT/err
+ct_run() {
+	_n=$1
+	_want=$2
+	shift 2
+	"$@" > $CT/out 2> $CT/err
+	_rc=$?
+	if [ "$_rc" = "$_want" ]; then
+		tap_ok "$_n"
+	else
+		tap_fail "$_n" "'$*' exited $_rc, want $_want: $(head -n 2 $CT/err | tr '\n' ' ')"
+	fi
+}
+
+# ct_grep NAME FILE PATTERN: FILE ($CT/out or $CT/err) has a line matching PATTERN
+ct_grep() {
+	if grep -q -e "$3" "$2"; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "no '$3' in: $(head -n 3 "$2" | tr '\n' ' ')"
+	fi
+}
+
+ct_loaded=""
+if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
+	tap_skip setup-u-dma-buf "u-dma-buf.ko was not built"
+elif udmem_insmod u-dma-buf udmabuf0=0x10000 && [ -e /dev/udmabuf0 ]; then
+	ct_loaded="u-dma-buf"
+	udmem_insmod u-dma-buf-mgr && ct_loaded="u-dma-buf-mgr $ct_loaded"
+	tap_ok setup-u-dma-buf
+else
+	tap_fail setup-u-dma-buf "insmod u-dma-buf udmabuf0=0x10000 failed"
+fi
+ct_ivshmem=$(udmem_pci_dev 0x1af4 0x1110)
+if [ -f /udmem/modules/uiomem.ko ] && [ -n "$ct_ivshmem" ]; then
+	echo 1 > "$ct_ivshmem/enable" 2>/dev/null
+	set -- $(sed -n 3p "$ct_ivshmem/resource")
+	if udmem_insmod uiomem uiomem0_addr="$1" uiomem0_size=0x10000; then
+		ct_loaded="uiomem $ct_loaded"
+	fi
+fi
+
+# ---- general
+ct_run help-exit-0 0 udmem --help
+ct_grep help-lists-commands $CT/out "^  dump "
+ct_run no-command-exit-2 2 udmem
+ct_run unknown-command-exit-2 2 udmem frobnicate
+ct_grep unknown-command-message $CT/err "unknown command 'frobnicate'"
+ct_run version-exit-0 0 udmem --version
+ct_grep version-printed $CT/out "^udmem [0-9]*\.[0-9]*\.[0-9]*$"
+for c in list info create delete sync dump load save; do
+	ct_run "$c-help-exit-0" 0 udmem $c --help
+	ct_grep "$c-help-usage" $CT/out "^Usage: udmem $c"
+done
+ct_run bench-dispatched 0 udmem bench --help
+ct_grep bench-help-usage $CT/out "udmem bench"
+ct_run unknown-option-exit-2 2 udmem list --frob
+ct_grep unknown-option-message $CT/err "unknown option '--frob'"
+
+# ---- failures that need no driver
+ct_run info-missing-exit-1 1 udmem info udmem-nosuch
+ct_grep info-missing-message $CT/err \
+	"^udmem: udmem-nosuch: open (no such buffer or region): No such file or directory (errno 2, ENOENT)$"
+ct_run info-not-ours-exit-1 1 udmem info null
+ct_grep info-not-ours-message $CT/err \
+	"^udmem: null: open (not a u-dma-buf buffer or uiomem region): No such device (errno 19, ENODEV)$"
+ct_run info-bad-name-exit-1 1 udmem info ../etc
+ct_grep info-bad-name-message $CT/err "errno 22, EINVAL"
+ct_run info-no-name-exit-2 2 udmem info
+ct_run create-bad-size-exit-2 2 udmem create cli-t0 4Q
+ct_grep create-bad-size-message $CT/err "bad SIZE '4Q'"
+ct_run create-bad-mode-exit-2 2 udmem create cli-t0 4K --mmap-mode sometimes
+ct_run create-bad-mask-exit-2 2 udmem create cli-t0 4K --dma-mask 8
+ct_run create-one-arg-exit-2 2 udmem create cli-t0
+ct_run sync-no-for-exit-2 2 udmem sync udmabuf0
+ct_grep sync-no-for-message $CT/err "for cpu|device is required"
+ct_run sync-bad-for-exit-2 2 udmem sync udmabuf0 --for gpu
+ct_run sync-bad-dir-exit-2 2 udmem sync udmabuf0 --for cpu --dir sideways
+
+if [ ! -e /dev/udmabuf0 ]; then
+	tap_skip buffer-commands "u-dma-buf is not loaded"
+else
+	# ---- list and info
+	ct_run list-exit-0 0 udmem list
+	ct_grep list-header $CT/out "^NAME  *KIND  *SIZE  *ADDRESS  *COHERENT  *SYNC_MODE  *OWNER$"
+	ct_grep list-buffer-row $CT/out "^udmabuf0  *buffer  *65536  *0x[0-9a-f]\{16\}  *\(yes\|no\)  *[0-7]  *\(cpu\|device\)$"
+	if [ -e /dev/uiomem0 ]; then
+		ct_grep list-region-row $CT/out "^uiomem0  *region  *65536 "
+	fi
+	ct_run list-json-exit-0 0 udmem list --json
+	ct_grep list-json-array $CT/out "^\["
+	ct_grep list-json-buffer $CT/out "\"name\": \"udmabuf0\", \"kind\": \"buffer\""
+
+	ct_run info-exit-0 0 udmem info udmabuf0
+	ct_grep info-size $CT/out "^size:  *65536$"
+	ct_grep info-device $CT/out "^device:  */dev/udmabuf0$"
+	want=$(printf '0x%016x' $(cat /sys/class/u-dma-buf/udmabuf0/phys_addr))
+	ct_grep info-phys-matches-sysfs $CT/out "^phys_addr:  *$want$"
+	ct_run info-json-exit-0 0 udmem info udmabuf0 --json
+	ct_grep info-json-size $CT/out "\"size\": 65536"
+	ct_grep info-json-kind $CT/out "\"kind\": \"buffer\""
+
+	# ---- create and delete
+	if [ -e /dev/u-dma-buf-mgr ]; then
+		ct_run create-exit-0 0 udmem create cli-t0 8K
+		tap_eq create-size-in-sysfs 8192 "$(cat /sys/class/u-dma-buf/cli-t0/size 2>&1)"
+		ct_run create-existing-exit-1 1 udmem create cli-t0 4K
+		ct_grep create-existing-message $CT/err "^udmem: cli-t0: create: File exists (errno 17, EEXIST)$"
+		ct_run delete-exit-0 0 udmem delete cli-t0
+		if [ -e /sys/class/u-dma-buf/cli-t0 ]; then
+			tap_fail delete-removes "cli-t0 still in sysfs"
+		else
+			tap_ok delete-removes
+		fi
+		ct_run create-options-exit-0 0 udmem create cli-t1 1M --dma-mask 32 --mmap-mode off
+		ct_run create-options-info 0 udmem info cli-t1
+		ct_grep create-options-mask $CT/out "^dma_mask_bits: 32$"
+		ct_grep create-options-mode $CT/out "^mmap_mode:  *off$"
+		ct_grep create-options-size $CT/out "^size:  *1048576$"
+		ct_run create-options-delete 0 udmem delete cli-t1
+	else
+		tap_skip create-commands "u-dma-buf-mgr is not loaded"
+	fi
+	ct_run delete-missing-exit-1 1 udmem delete cli-t0
+	ct_grep delete-missing-message $CT/err "^udmem: cli-t0: delete: No such file or directory (errno 2, ENOENT)$"
+
+	# ---- sync
+	ct_run sync-cpu-exit-0 0 udmem sync udmabuf0 --for cpu --offset 4K --size 8K --dir from-device
+	tap_eq sync-cpu-offset 0x1000 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_offset)"
+	tap_eq sync-cpu-size 8192 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_size)"
+	tap_eq sync-cpu-direction 2 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_direction)"
+	tap_eq sync-cpu-owner 0 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_owner)"
+	ct_run sync-device-exit-0 0 udmem sync udmabuf0 --for device
+	tap_eq sync-device-owner 1 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_owner)"
+	tap_eq sync-device-whole 65536 "$(cat /sys/class/u-dma-buf/udmabuf0/sync_size)"
+	ct_run sync-past-end-exit-1 1 udmem sync udmabuf0 --for cpu --offset 64K
+	ct_grep sync-past-end-message $CT/err "^udmem: udmabuf0: sync for cpu: Invalid argument (errno 22, EINVAL)$"
+
+	# ---- load, save, dump
+	dd if=/dev/urandom of=$CT/in bs=4096 count=2 2>/dev/null
+	ct_run load-exit-0 0 udmem load udmabuf0 $CT/in --offset 4096
+	ct_grep load-message $CT/out "^udmabuf0: loaded 8192 bytes at offset 4096$"
+	dd if=/dev/udmabuf0 of=$CT/back bs=4096 skip=1 count=2 2>/dev/null
+	tap_check load-reaches-the-device cmp $CT/in $CT/back
+	ct_run save-exit-0 0 udmem save udmabuf0 $CT/saved --offset 4K --length 8K
+	tap_check save-round-trip cmp $CT/in $CT/saved
+	udmem save udmabuf0 - --offset 4096 --length 8192 > $CT/stdout 2> $CT/err
+	tap_check save-to-stdout cmp $CT/in $CT/stdout
+	printf 'HELLO, DEVICE!' > $CT/hello
+	udmem load udmabuf0 - < $CT/hello > /dev/null
+	ct_run dump-exit-0 0 udmem dump udmabuf0 --length 32
+	ct_grep dump-first-line $CT/out "^00000000  48 45 4c 4c 4f 2c 20 44  45 56 49 43 45 21 .. ..  |HELLO, DEVICE!..|$"
+	ct_grep dump-end-offset $CT/out "^00000020$"
+	ct_run dump-sync-exit-0 0 udmem dump udmabuf0 --offset 16 --length 16 --sync
+	ct_grep dump-offset-column $CT/out "^00000010  "
+	ct_run dump-past-end-exit-1 1 udmem dump udmabuf0 --offset 65530 --length 16
+	ct_grep dump-past-end-message $CT/err "is outside the 65536 bytes of the device (errno 22, EINVAL)"
+	dd if=/dev/zero of=$CT/big bs=4096 count=17 2>/dev/null
+	ct_run load-too-big-exit-1 1 udmem load udmabuf0 $CT/big
+	ct_grep load-too-big-message $CT/err "errno 27, EFBIG"
+	ct_run load-missing-file-exit-1 1 udmem load udmabuf0 $CT/nonexistent
+	ct_grep load-missing-file-message $CT/err "^udmem: $CT/nonexistent: open: No such file or directory (errno 2, ENOENT)$"
+fi
+
+if [ -e /dev/uiomem0 ]; then
+	ct_run region-info-exit-0 0 udmem info uiomem0
+	ct_grep region-info-kind $CT/out "^kind:  *region$"
+	ct_run region-load-exit-0 0 udmem load uiomem0 $CT/in
+	ct_run region-save-exit-0 0 udmem save uiomem0 $CT/rsaved --length 8K
+	tap_check region-round-trip cmp $CT/in $CT/rsaved
+	ct_run region-sync-exit-0 0 udmem sync uiomem0 --for device --size 4K --dir to-device
+else
+	tap_skip region-commands "uiomem is not loaded"
+fi
+
+rm -rf $CT
+for m in $ct_loaded; do
+	udmem_rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
+done
