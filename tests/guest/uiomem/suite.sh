@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# uiomem suite: module parameters and device-tree regions, the ABI on each,
+# data both ways with the host peer through the ivshmem BAR, bad inputs, and
+# 100 load/unload cycles without a leaked device number.
+
+UM_CLASS=/sys/class/uiomem
+
+um_loaded() { grep -q '^uiomem ' /proc/modules; }
+um_unload() { um_loaded && udmem_rmmod uiomem; }
+# um_major: the character major of uiomem in /proc/devices (empty if none).
+um_major() { awk '$2 == "uiomem" { print $1 }' /proc/devices; }
+# um_log_has NAME TEXT: a check that the kernel log holds TEXT.
+um_log_has() {
+	if dmesg | grep -qF -- "$2"; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "kernel log lacks '$2'"
+	fi
+}
+um_absent() {
+	if [ -e "/dev/$2" ] || [ -e "$UM_CLASS/$2" ]; then
+		tap_fail "$1" "/dev/$2 exists"
+	else
+		tap_ok "$1"
+	fi
+}
+um_attr() { cat "$UM_CLASS/$1/$2" 2>&1; }
+
+# um_system_ram_addr: an address 2 MiB into the first System RAM range > 4 MiB.
+um_system_ram_addr() {
+	while IFS= read -r _l; do
+		case $_l in
+		*" : System RAM") ;;
+		*) continue ;;
+		esac
+		_r=$(echo "${_l%% :*}")
+		_s=$((0x${_r%-*}))
+		_e=$((0x${_r#*-}))
+		if [ $((_e - _s)) -gt $((0x400000)) ]; then
+			printf '0x%x\n' $((_s + 0x200000))
+			return 0
+		fi
+	done < /proc/iomem
+	return 1
+}
+
+# The ivshmem BAR 2 (shared memory with the host peer): "start size".
+ivshmem_bar() {
+	_d=$(udmem_pci_dev 0x1af4 0x1110) || return 1
+	sed -n 3p "$_d/resource" | {
+		read -r _s _e _f
+		[ "$_s" != "0x0000000000000000" ] || return 1
+		printf '0x%x 0x%x\n' $((_s)) $((_e - _s + 1))
+	}
+}
+
+case $UDMEM_ARCH in
+arm64 | x86_64) UIOMEM_EXPECT_LINE=64 ;;
+*) UIOMEM_EXPECT_LINE= ;;
+esac
+export UIOMEM_EXPECT_LINE
+
+# --- 1. load and unload with nothing to map
+dmesg -c > /dev/null
+devices_before=$(wc -l < /proc/devices)
+if udmem_insmod uiomem info_enable=1; then
+	tap_ok load-module
+	tap_eq load-registers-chrdev 1 "$(um_major | wc -l)"
+	tap_check load-creates-class test -d "$UM_CLASS"
+	um_log_has load-reports-cache-maintenance "uiomem: "
+	dmesg | grep 'uiomem: ' | head -n 2 | sed 's/^/# /'
+	tap_check unload-module udmem_rmmod uiomem
+	tap_eq unload-frees-chrdev "" "$(um_major)"
+	tap_eq unload-restores-proc-devices "$devices_before" "$(wc -l < /proc/devices)"
+else
+	tap_fail load-module "insmod uiomem failed"
+fi
+
+# --- 2. a module-parameter region on the ivshmem BAR: ABI and host round trip
+BAR=$(ivshmem_bar)
+if [ -z "$BAR" ]; then
+	tap_skip ivshmem-region "no ivshmem-plain device with a BAR 2"
+else
+	set -- $BAR
+	bar_start=$1 bar_size=$2
+	echo "# ivshmem BAR 2 at $bar_start size $bar_size"
+	dmesg -c > /dev/null
+	if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size"; then
+		tap_check param-region-node test -c /dev/uiomem0
+		tap_eq param-region-size "$((bar_size))" "$(um_attr uiomem0 size)"
+		tap_eq param-region-phys_addr "$((bar_start))" "$(($(um_attr uiomem0 phys_addr)))"
+		tap_eq param-region-minor "$(um_major):0" "$(um_attr uiomem0 dev)"
+		tap_eq param-region-default-sync_mode 1 "$(um_attr uiomem0 sync_mode)"
+		tap_eq param-region-default-sync_size "$((bar_size))" "$(um_attr uiomem0 sync_size)"
+		tap_eq param-region-default-sync_offset 0x0 "$(um_attr uiomem0 sync_offset)"
+		tap_check param-region-claimed grep -q ' : uiomem0$' /proc/iomem
+		tap_check param-region-params-readable test "$(cat /sys/module/uiomem/parameters/uiomem0_size)" = "$((bar_size))"
+
+		UIOMEM_DEV=uiomem0
+		export UIOMEM_DEV
+		udmem_run uiomem_peer host_fill
+		udmem_run uiomem_peer guest_write
+		udmem_run uiomem_peer zz_bye
+		udmem_run uiomem_test
+
+		# Unbind with the file open: the file gets ENODEV, rebinding works.
+		exec 3< /dev/uiomem0
+		echo uiomem.0 > /sys/bus/platform/drivers/uiomem/unbind
+		um_absent unbind-removes-node uiomem0
+		if dd bs=16 count=1 <&3 > /dev/null 2>&1; then
+			tap_fail unbind-open-file-enodev "read after unbind succeeded"
+		else
+			tap_ok unbind-open-file-enodev
+		fi
+		exec 3<&-
+		echo uiomem.0 > /sys/bus/platform/drivers/uiomem/bind
+		tap_check rebind-restores-node test -c /dev/uiomem0
+		tap_eq rebind-same-minor "$(um_major):0" "$(um_attr uiomem0 dev)"
+		tap_check unload-with-region udmem_rmmod uiomem
+		tap_check unload-releases-region sh -c "! grep -q ' : uiomem0\$' /proc/iomem"
+	else
+		tap_fail param-region "insmod uiomem uiomem0_addr=$bar_start failed"
+	fi
+
+	# --- 3. bad module parameters: the module loads, the bad regions don't
+	ram=$(um_system_ram_addr)
+	if [ "$UDMEM_ARCH" = armhf ]; then
+		wrap=0xfffff000
+	else
+		wrap=0xfffffffffffff000
+	fi
+	dmesg -c > /dev/null
+	if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size" \
+		uiomem1_addr="$ram" uiomem1_size=0x10000 \
+		uiomem2_addr="$wrap" uiomem2_size=0x2000 \
+		uiomem3_addr=$((bar_start + 0x100)) uiomem3_size=0x1000 \
+		uiomem4_addr="$bar_start" uiomem4_size=0x10000 \
+		uiomem5_addr=$((bar_start + 0x10000)) uiomem5_size=0x1001; then
+		tap_check bad-params-good-region-still-created test -c /dev/uiomem0
+		um_absent param-system-ram-refused uiomem1
+		um_log_has param-system-ram-message "is System RAM"
+		um_absent param-wrapping-range-refused uiomem2
+		um_log_has param-wrapping-range-message "outside the physical address space"
+		um_absent param-unaligned-addr-refused uiomem3
+		um_absent param-unaligned-size-refused uiomem5
+		um_log_has param-unaligned-message "must be multiples of"
+		um_absent param-overlap-refused uiomem4
+		um_log_has param-overlap-message "overlaps a region already claimed"
+		tap_check bad-params-unload udmem_rmmod uiomem
+		tap_eq bad-params-unload-frees-chrdev "" "$(um_major)"
+	else
+		tap_fail bad-params-load "insmod with bad regions failed"
+	fi
+fi
+
+# --- 4. device-tree regions (tests/qemu/dt/20-uiomem.dtsi)
+if [ "$UDMEM_HAS_DT" != 1 ]; then
+	tap_skip dt-regions "no device tree on $UDMEM_TARGET"
+elif [ ! -d /proc/device-tree/uiomem-nomap ]; then
+	tap_fail dt-regions "/proc/device-tree/uiomem-nomap missing: 20-uiomem.dtsi not merged"
+else
+	dmesg -c > /dev/null
+	udmem_insmod uiomem
+	tap_check dt-memory-region-no-map-node test -c /dev/uiomem-nomap
+	tap_eq dt-memory-region-size 1048576 "$(um_attr uiomem-nomap size)"
+	tap_eq dt-sync-offset 0x1000 "$(um_attr uiomem-nomap sync_offset)"
+	tap_eq dt-sync-size 8192 "$(um_attr uiomem-nomap sync_size)"
+	tap_eq dt-sync-direction 2 "$(um_attr uiomem-nomap sync_direction)"
+	tap_eq dt-sync-mode 2 "$(um_attr uiomem-nomap sync_mode)"
+	tap_check dt-no-map-claimed grep -q ' : uiomem-nomap$' /proc/iomem
+	tap_check dt-minor-number-node test -c /dev/uiomem20
+	tap_eq dt-minor-number-dev "$(um_major):20" "$(um_attr uiomem20 dev)"
+	tap_eq dt-shareable-overlap-phys "$(um_attr uiomem-nomap phys_addr)" "$(um_attr uiomem20 phys_addr)"
+	tap_eq dt-sync-always-mode 7 "$(um_attr uiomem-always sync_mode)"
+	um_absent dt-overlap-without-shareable-refused uiomem-bad-overlap
+	um_log_has dt-overlap-message "overlaps a region already claimed"
+	um_absent dt-system-ram-refused uiomem-bad-sysram
+	um_log_has dt-system-ram-message "is System RAM"
+	um_absent dt-unaligned-refused uiomem-bad-align
+	um_log_has dt-unaligned-message "must be multiples of"
+	um_absent dt-bad-sync-mode-refused uiomem-bad-mode
+	um_log_has dt-bad-sync-mode-message "sync-mode 4 is not 1, 2 or 3"
+	um_absent dt-bad-sync-direction-refused uiomem-bad-direction
+	um_log_has dt-bad-sync-direction-message "sync-direction 3 is not 0, 1 or 2"
+	um_log_has dt-sync-offset-past-end-message "sync-offset 0x1000 is past the region"
+	um_log_has dt-sync-size-past-end-message "sync-offset + sync-size 0x900 is past the region"
+	um_log_has dt-bad-minor-message "minor-number 256 is not below 256"
+	um_log_has dt-duplicate-name-message 'device name "uiomem-nomap" is already in use'
+	um_log_has dt-no-reg-message 'no "reg" and no "memory-region"'
+	tap_eq dt-region-count 3 "$(ls "$UM_CLASS" | wc -l)"
+
+	# The same ABI checks on the no-map region, under their own names.
+	UIOMEM_DEV=uiomem-nomap UDMEM_SUITE=uiomem/dt-nomap
+	export UIOMEM_DEV UDMEM_SUITE
+	udmem_run uiomem_test
+	UIOMEM_DEV=uiomem-always UDMEM_SUITE=uiomem/dt-always
+	udmem_run uiomem_test query_map_type
+	UDMEM_SUITE=uiomem
+	tap_check dt-unload udmem_rmmod uiomem
+	tap_check dt-unload-releases-region sh -c "! grep -q ' : uiomem-nomap\$' /proc/iomem"
+fi
+
+# --- 5. 100 load/unload cycles: no leaked device number
+params=
+[ -n "$BAR" ] && params="uiomem0_addr=$bar_start uiomem0_size=$bar_size"
+devices_before=$(wc -l < /proc/devices)
+# The bad device-tree nodes complain at every load: keep that off the console.
+console_level=$(cut -f1 /proc/sys/kernel/printk)
+dmesg -n 1
+first= last= fails=0 i=0
+while [ $i -lt 100 ]; do
+	i=$((i + 1))
+	if ! udmem_insmod uiomem info_enable=0 $params; then
+		fails=$((fails + 1))
+		continue
+	fi
+	last=$(um_major)
+	[ -n "$first" ] || first=$last
+	udmem_rmmod uiomem || fails=$((fails + 1))
+done
+dmesg -n "$console_level"
+tap_eq reload-100-times-no-failure 0 "$fails"
+tap_eq reload-100-times-same-major "$first" "$last"
+tap_eq reload-100-times-no-leaked-chrdev "$devices_before" "$(wc -l < /proc/devices)"
+tap_eq reload-100-times-unloaded "" "$(um_major)"
+um_unload
+true

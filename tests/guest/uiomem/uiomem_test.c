@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * uiomem_test.c - the uiomem ABI on one region ($UIOMEM_DEV): query and
+ * sync ioctls, sysfs formats, mmap, read/write/llseek and their errors.
+ *
+ * The first 64 KiB are the host peer's mailbox: tests that write data stay
+ * above it.  $UIOMEM_EXPECT_LINE, when set, is the cache line size the query
+ * must report.
+ */
+#include "harness.h"
+#include "uiomem_util.h"
+
+#define SCRATCH	0x10000
+
+/* Hidden from the compiler, which would warn about a constant bad pointer. */
+static void *volatile bad_pointer = (void *)16;
+
+static int open_region(int flags, size_t *size)
+{
+	int fd = um_open(flags);
+
+	if (fd < 0)
+		SKIP("/dev/%s: %s", um_name(), strerror(errno));
+	*size = um_attr_u64("size");
+	return fd;
+}
+
+static int expect_map_type(int o_sync, unsigned int mode)
+{
+	struct uiomem_query q;
+	char v[8];
+	size_t size;
+	int fd, type;
+
+	snprintf(v, sizeof(v), "%u", mode);
+	ASSERT_OK(um_attr_write("sync_mode", v));
+	fd = open_region(O_RDWR | (o_sync ? O_SYNC : 0), &size);
+	ASSERT_OK(um_query(fd, &q));
+	type = q.map_type;
+	EXPECT_EQ(q.sync_mode, mode);
+	EXPECT_EQ(!!(q.flags & UIOMEM_QUERY_O_SYNC), !!o_sync);
+	EXPECT_EQ(!!(q.flags & UIOMEM_QUERY_SYNC_ALWAYS), !!(mode & 4));
+	close(fd);
+	return type;
+}
+
+/* What the driver must report for a mode, from the query's cache facts. */
+static int want_map_type(int o_sync, unsigned int mode, const struct uiomem_query *q)
+{
+	const char *arch = getenv("UDMEM_ARCH");
+	int type = (o_sync || (mode & 4)) ? (int)(mode & 3) : UIOMEM_MAP_CACHED;
+
+	if (arch && !strcmp(arch, "x86_64"))
+		return UIOMEM_MAP_CACHED;	/* PAT: follows the WB kernel alias */
+	if (type == UIOMEM_MAP_CACHED && !q->cache_line_size)
+		return UIOMEM_MAP_UNCACHED;
+	return type;
+}
+
+TEST(query_matches_sysfs)
+{
+	struct uiomem_query q;
+	const char *line = getenv("UIOMEM_EXPECT_LINE");
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	ASSERT_OK(um_query(fd, &q));
+	EXPECT_EQ(q.size, size);
+	EXPECT_EQ(q.phys_addr, um_attr_u64("phys_addr"));
+	EXPECT_EQ(q.abi_version, UIOMEM_ABI_VERSION);
+	EXPECT_EQ(q.__pad, 0);
+	EXPECT_EQ(q.reserved[0] | q.reserved[1] | q.reserved[2] | q.reserved[3], 0);
+	EXPECT_EQ(q.sync_mode, um_attr_u64("sync_mode"));
+	EXPECT_EQ(q.cache_line_size & (q.cache_line_size - 1), 0);
+	EXPECT_EQ(!q.cache_line_size, !!(q.flags & UIOMEM_QUERY_NO_CACHE_OPS));
+	if (line && *line)
+		EXPECT_EQ(q.cache_line_size, strtoul(line, NULL, 0));
+	printf("# %s: size %llu phys 0x%llx line %u map_type %u flags 0x%x\n",
+	       um_name(), (unsigned long long)q.size,
+	       (unsigned long long)q.phys_addr, q.cache_line_size, q.map_type, q.flags);
+}
+
+TEST(query_map_type_per_sync_mode)
+{
+	struct uiomem_query q;
+	unsigned int mode;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	ASSERT_OK(um_query(fd, &q));
+	close(fd);
+	for (mode = 0; mode <= 7; mode++) {
+		EXPECT_EQ(expect_map_type(0, mode), want_map_type(0, mode, &q));
+		EXPECT_EQ(expect_map_type(1, mode), want_map_type(1, mode, &q));
+	}
+	ASSERT_OK(um_attr_write("sync_mode", "1"));
+}
+
+TEST(ioctl_unknown_is_enotty)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_ERRNO(ioctl(fd, _IOR('u', 0xcf, struct uiomem_query), NULL), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, _IOW('u', 0xc1, uint64_t), NULL), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, 0, NULL), ENOTTY);
+}
+
+TEST(ioctl_bad_pointer_is_efault)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_ERRNO(ioctl(fd, UIOMEM_IOCTL_QUERY, NULL), EFAULT);
+	EXPECT_ERRNO(ioctl(fd, UIOMEM_IOCTL_SYNC, NULL), EFAULT);
+	EXPECT_ERRNO(ioctl(fd, UIOMEM_IOCTL_SYNC, bad_pointer), EFAULT);
+}
+
+TEST(sync_bad_flags_and_reserved_einval)
+{
+	struct uiomem_sync s;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_START, 0, 64), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_END, 0, 64), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_RW | (1U << 3), 0, 64), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_RW | (1U << 31), 0, 64), EINVAL);
+	memset(&s, 0, sizeof(s));
+	s.flags = UIOMEM_SYNC_RW;
+	s.length = 64;
+	s.__pad = 1;
+	EXPECT_ERRNO(ioctl(fd, UIOMEM_IOCTL_SYNC, &s), EINVAL);
+	s.__pad = 0;
+	s.reserved[1] = 1;
+	EXPECT_ERRNO(ioctl(fd, UIOMEM_IOCTL_SYNC, &s), EINVAL);
+	s.reserved[1] = 0;
+	EXPECT_OK(ioctl(fd, UIOMEM_IOCTL_SYNC, &s));
+}
+
+TEST(sync_range_checks)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	uint32_t f = UIOMEM_SYNC_START | UIOMEM_SYNC_RW;
+
+	EXPECT_OK(um_sync(fd, f, 0, size));
+	EXPECT_OK(um_sync(fd, f, size - 1, 1));
+	EXPECT_OK(um_sync(fd, f, size, 0));
+	EXPECT_ERRNO(um_sync(fd, f, size, 1), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, f, size + 1, 0), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, f, 0, size + 1), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, f, UINT64_MAX, 2), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, f, 64, UINT64_MAX - 32), EINVAL);
+	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, UINT64_MAX - 4095, 8192), EINVAL);
+}
+
+/* Counters: one instruction per line touched, no maintenance for START|WRITE. */
+TEST(sync_counts_lines_and_barriers)
+{
+	struct uiomem_query a, b;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	uint64_t line, off = SCRATCH + 1, len = 130, want;
+
+	ASSERT_OK(um_query(fd, &a));
+	line = a.cache_line_size;
+	if (!line)
+		SKIP("no cache maintenance on this CPU (map_type %u)", a.map_type);
+	want = ((off + len + line - 1) / line) - off / line;
+
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, off, len));
+	ASSERT_OK(um_query(fd, &b));
+	EXPECT_EQ(b.sync_calls - a.sync_calls, 1);
+	EXPECT_EQ(b.sync_lines - a.sync_lines, want);
+	EXPECT_GE(b.sync_barriers - a.sync_barriers, 1);
+	EXPECT_LE(b.sync_barriers - a.sync_barriers, 2);
+
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_WRITE, off, len));
+	ASSERT_OK(um_query(fd, &a));
+	EXPECT_EQ(a.sync_calls - b.sync_calls, 1);
+	EXPECT_EQ(a.sync_lines - b.sync_lines, 0);
+
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 4096));
+	ASSERT_OK(um_query(fd, &b));
+	EXPECT_EQ(b.sync_lines - a.sync_lines, 4096 / line);
+	printf("# line %llu: 130 B unaligned invalidate = %llu lines; 4 KiB clean = %llu lines + %llu barriers\n",
+	       (unsigned long long)line, (unsigned long long)want,
+	       (unsigned long long)(b.sync_lines - a.sync_lines),
+	       (unsigned long long)(b.sync_barriers - a.sync_barriers));
+
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_READ, SCRATCH, 0));
+	ASSERT_OK(um_query(fd, &a));
+	EXPECT_EQ(a.sync_lines - b.sync_lines, 0);
+	EXPECT_EQ(a.sync_barriers - b.sync_barriers, 0);
+}
+
+/* Bytes next to an invalidated range, in its edge lines, keep CPU writes. */
+TEST(sync_invalidate_keeps_neighbours_in_edge_lines)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	volatile uint8_t *p;
+	int i;
+
+	p = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	for (i = 0; i < 0x200; i++)
+		p[i] = 0x11;
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 0x200));
+	/* Dirty the neighbours, then invalidate the range between them. */
+	p[0x20] = 0x22;
+	p[0x13f] = 0x33;
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x21, 0x11e));
+	EXPECT_EQ(p[0x20], 0x22);
+	EXPECT_EQ(p[0x13f], 0x33);
+	EXPECT_EQ(p[0x21], 0x11);
+}
+
+TEST(mmap_private_is_einval)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_TRUE(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED);
+	EXPECT_EQ(errno, EINVAL);
+}
+
+TEST(mmap_past_end_is_enxio)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	long pg = sysconf(_SC_PAGESIZE);
+
+	EXPECT_TRUE(mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, size) == MAP_FAILED);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_TRUE(mmap(NULL, size + pg, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_TRUE(mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, fd, size - pg) == MAP_FAILED);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_TRUE(mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, size - pg) != MAP_FAILED);
+}
+
+TEST(mremap_grow_fails)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	EXPECT_TRUE(mremap(p, pg, 2 * pg, 0) == MAP_FAILED);
+	EXPECT_TRUE(mremap(p, pg, 2 * pg, MREMAP_MAYMOVE) == MAP_FAILED);
+}
+
+TEST(mmap_write_read_roundtrip)
+{
+	static uint8_t buf[4096];
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	uint8_t *p = mmap(NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	pattern_fill(p + 100, 9, 100, 3000);
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH + 100, 3000));
+	ASSERT_EQ(pread(fd, buf, 3000, SCRATCH + 100), 3000);
+	EXPECT_EQ(pattern_diff(buf, 9, 100, 3000), -1);
+
+	pattern_fill(buf, 10, 7, 4000);
+	ASSERT_EQ(pwrite(fd, buf, 4000, SCRATCH + 0x2000 + 7), 4000);
+	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x2000, 4100));
+	EXPECT_EQ(pattern_diff(p + 0x2000 + 7, 10, 7, 4000), -1);
+}
+
+TEST(read_write_bounded_by_size)
+{
+	uint8_t buf[64];
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_EQ(pread(fd, buf, sizeof(buf), size), 0);
+	EXPECT_EQ(pread(fd, buf, sizeof(buf), size - 10), 10);
+	EXPECT_ERRNO(pwrite(fd, buf, sizeof(buf), size), ENOSPC);
+	EXPECT_EQ(pwrite(fd, buf, sizeof(buf), size - 10), 10);
+	EXPECT_EQ(pwrite(fd, buf, 0, size), 0);
+	EXPECT_ERRNO(pread(fd, buf, sizeof(buf), -1), EINVAL);
+}
+
+TEST(read_write_bad_pointer_is_efault)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_ERRNO(pread(fd, bad_pointer, 64, SCRATCH), EFAULT);
+	EXPECT_ERRNO(pwrite(fd, bad_pointer, 64, SCRATCH), EFAULT);
+}
+
+TEST(llseek_bounded_by_size)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	EXPECT_EQ(lseek(fd, 0, SEEK_END), (off_t)size);
+	EXPECT_EQ(lseek(fd, -16, SEEK_END), (off_t)size - 16);
+	EXPECT_EQ(lseek(fd, 8, SEEK_CUR), (off_t)size - 8);
+	EXPECT_ERRNO(lseek(fd, 1, SEEK_END), EINVAL);
+	EXPECT_ERRNO(lseek(fd, -1, SEEK_SET), EINVAL);
+	EXPECT_EQ(lseek(fd, 4096, SEEK_SET), 4096);
+}
+
+TEST(sysfs_read_formats)
+{
+	char v[64], want[64];
+	struct uiomem_query q;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	ASSERT_OK(um_query(fd, &q));
+	ASSERT_OK(um_attr_read("driver_version", v, sizeof(v)));
+	EXPECT_TRUE(strlen(v) > 0 && strchr(v, '.'));
+	ASSERT_OK(um_attr_read("size", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%zu", size);
+	EXPECT_STREQ(v, want);
+	ASSERT_OK(um_attr_read("phys_addr", v, sizeof(v)));
+	snprintf(want, sizeof(want), "0x%0*llx", (int)(2 * sizeof(long)),
+		 (unsigned long long)q.phys_addr);
+	EXPECT_STREQ(v, want);
+	ASSERT_OK(um_attr_write("sync_offset", "4096"));
+	ASSERT_OK(um_attr_read("sync_offset", v, sizeof(v)));
+	EXPECT_STREQ(v, "0x1000");
+	ASSERT_OK(um_attr_write("sync_offset", "0"));
+	ASSERT_OK(um_attr_write("sync_size", "0x2000"));
+	ASSERT_OK(um_attr_read("sync_size", v, sizeof(v)));
+	EXPECT_STREQ(v, "8192");
+	ASSERT_OK(um_attr_read("sync_for_cpu", v, sizeof(v)));
+	EXPECT_STREQ(v, "0");
+	ASSERT_OK(um_attr_write("sync_direction", "2"));
+	ASSERT_OK(um_attr_read("sync_direction", v, sizeof(v)));
+	EXPECT_STREQ(v, "2");
+	ASSERT_OK(um_attr_write("sync_direction", "0"));
+}
+
+TEST(sysfs_rejects_bad_values)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	unsigned long long mode = um_attr_u64("sync_mode");
+
+	close(fd);
+	EXPECT_EQ(um_attr_write("sync_mode", "8"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_mode", "-1"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_mode", "1 2"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_mode", "abc"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_direction", "3"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_offset", "0x"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_offset", "0x1g"), -EINVAL);
+	EXPECT_EQ(um_attr_write("sync_offset", "18446744073709551616"), -ERANGE);
+	EXPECT_EQ(um_attr_write("size", "4096"), -EACCES);
+	EXPECT_EQ(um_attr_write("sync_owner", "1"), -EACCES);
+	EXPECT_EQ(um_attr_u64("sync_mode"), mode);
+}
+
+TEST(sysfs_sync_commands)
+{
+	char cmd[64];
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	struct uiomem_query a, b;
+
+	ASSERT_OK(um_query(fd, &a));
+	ASSERT_OK(um_attr_write("sync_offset", "0x10000"));
+	ASSERT_OK(um_attr_write("sync_size", "4096"));
+	ASSERT_OK(um_attr_write("sync_direction", "0"));
+	ASSERT_OK(um_attr_write("sync_for_device", "1"));
+	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	EXPECT_EQ(um_attr_u64("sync_for_device"), 0);
+	ASSERT_OK(um_attr_write("sync_for_cpu", "1"));
+	EXPECT_EQ(um_attr_u64("sync_owner"), 0);
+	ASSERT_OK(um_query(fd, &b));
+	EXPECT_EQ(b.sync_calls - a.sync_calls, 2);
+	if (a.cache_line_size)
+		EXPECT_EQ(b.sync_lines - a.sync_lines, 2 * 4096 / a.cache_line_size);
+
+	/* Packed: offset 0x20000, size 0x100, from device; stored values stay. */
+	snprintf(cmd, sizeof(cmd), "0x%08X%08X", 0x20000, 0x100 | (2 << 2) | 1);
+	ASSERT_OK(um_attr_write("sync_for_device", cmd));
+	EXPECT_EQ(um_attr_u64("sync_offset"), 0x10000);
+	EXPECT_EQ(um_attr_u64("sync_size"), 4096);
+	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	/* Packed, past the end: refused, nothing synced. */
+	snprintf(cmd, sizeof(cmd), "0x%08X%08X", (unsigned int)size, 0x100 | 1);
+	EXPECT_EQ(um_attr_write("sync_for_cpu", cmd), -EINVAL);
+	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	/* Stored range past the end. */
+	ASSERT_OK(um_attr_write("sync_offset", "0xffffffffffffff00"));
+	ASSERT_OK(um_attr_write("sync_size", "0x200"));
+	EXPECT_EQ(um_attr_write("sync_for_cpu", "1"), -EINVAL);
+	ASSERT_OK(um_attr_write("sync_offset", "0"));
+	snprintf(cmd, sizeof(cmd), "%zu", size);
+	ASSERT_OK(um_attr_write("sync_size", cmd));
+	EXPECT_OK(um_attr_write("sync_for_cpu", "0"));
+	EXPECT_OK(um_attr_write("sync_for_cpu", "1"));
+	EXPECT_EQ(um_attr_u64("sync_owner"), 0);
+}
+
+TEST(osync_mappings_read_and_write)
+{
+	unsigned int mode;
+	size_t size;
+
+	close(open_region(O_RDWR, &size));
+	for (mode = 1; mode <= 3; mode++) {
+		char v[4];
+		int fd;
+		volatile uint64_t *w;
+
+		snprintf(v, sizeof(v), "%u", mode);
+		ASSERT_OK(um_attr_write("sync_mode", v));
+		fd = open_region(O_RDWR | O_SYNC, &size);
+		w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+		ASSERT_TRUE(w != MAP_FAILED);
+		w[0] = 0x0123456789abcdefULL + mode;
+		EXPECT_EQ(w[0], 0x0123456789abcdefULL + mode);
+		munmap((void *)w, 4096);
+		close(fd);
+	}
+	ASSERT_OK(um_attr_write("sync_mode", "1"));
+}
