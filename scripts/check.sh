@@ -31,7 +31,7 @@ if [ -z "$kfiles" ]; then
 elif cp=$(checkpatch_dir); then
 	for f in $kfiles; do
 		out=$("$cp/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-			--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
+			--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,LINUX_VERSION_CODE -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
 		if [ -n "$out" ]; then
 			not_ok "checkpatch/$f" "$(echo "$out" | head -n 3 | tr '\n' ' ')"
 			echo "$out" | sed 's/^/#   /'
@@ -41,6 +41,14 @@ elif cp=$(checkpatch_dir); then
 	done
 else
 	not_ok checkpatch "could not fetch checkpatch.pl from linux-source-6.1"
+fi
+
+# Kernel-version tests live in one place only.
+vfiles=$(git grep -l LINUX_VERSION_CODE -- kernel tests/kmod | grep -v '^kernel/compat.h$')
+if [ -n "$vfiles" ]; then
+	not_ok version-checks-only-in-compat.h "LINUX_VERSION_CODE in: $(echo $vfiles)"
+else
+	ok version-checks-only-in-compat.h
 fi
 
 # sparse and W=1 over the modules, for a coherent (x86_64) and a non-coherent (arm64) target.
