@@ -75,6 +75,14 @@ static DEFINE_IDR(udmabuf_minors);
 static LIST_HEAD(udmabuf_list);
 static DECLARE_BITMAP(udmabuf_reserved_minors, UDMABUF_MINORS);
 static struct platform_device *udmabuf_static_pdev[UDMABUF_STATIC_MAX];
+
+/* Platform devices made by the manager or the API, until they are removed. */
+struct udmabuf_managed_pdev {
+	struct list_head node;
+	struct platform_device *pdev;
+};
+
+static LIST_HEAD(udmabuf_managed_pdevs);
 static struct udmabuf *udmabuf_static_child[UDMABUF_STATIC_MAX];
 
 bool udmabuf_dma_coherent(const struct udmabuf *buf)
@@ -684,6 +692,7 @@ EXPORT_SYMBOL(u_dma_buf_device_search);
 struct device *u_dma_buf_device_create(const char *name, int id, u64 size,
 				       u64 option, struct device *parent)
 {
+	struct udmabuf_managed_pdev *entry;
 	struct udmabuf_params p = {
 		.name = name,
 		.minor = id < 0 ? -1 : id,
@@ -712,8 +721,19 @@ struct device *u_dma_buf_device_create(const char *name, int id, u64 size,
 		buf = udmabuf_child_create(&p, parent);
 		return IS_ERR(buf) ? ERR_CAST(buf) : buf->sys_dev;
 	}
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return ERR_PTR(-ENOMEM);
 	pdev = udmabuf_pdev_create(&p, PLATFORM_DEVID_AUTO);
-	return IS_ERR(pdev) ? ERR_CAST(pdev) : &pdev->dev;
+	if (IS_ERR(pdev)) {
+		kfree(entry);
+		return ERR_CAST(pdev);
+	}
+	entry->pdev = pdev;
+	mutex_lock(&udmabuf_registry_lock);
+	list_add_tail(&entry->node, &udmabuf_managed_pdevs);
+	mutex_unlock(&udmabuf_registry_lock);
+	return &pdev->dev;
 }
 EXPORT_SYMBOL(u_dma_buf_device_create);
 
@@ -726,6 +746,7 @@ EXPORT_SYMBOL(u_dma_buf_device_create);
  */
 int u_dma_buf_device_remove(struct device *dev)
 {
+	struct udmabuf_managed_pdev *entry, *found = NULL;
 	struct udmabuf *buf;
 
 	mutex_lock(&udmabuf_registry_lock);
@@ -741,12 +762,21 @@ int u_dma_buf_device_remove(struct device *dev)
 	/* No open() can find it from here on. */
 	idr_replace(&udmabuf_minors, NULL, buf->minor);
 	buf->origin = UDMABUF_ORIGIN_STATIC;
+	list_for_each_entry(entry, &udmabuf_managed_pdevs, node) {
+		if (buf->pdev && entry->pdev == buf->pdev) {
+			list_del(&entry->node);
+			found = entry;
+			break;
+		}
+	}
 	mutex_unlock(&udmabuf_registry_lock);
 
-	if (buf->pdev)
-		platform_device_unregister(buf->pdev);
-	else
+	if (found) {
+		platform_device_unregister(found->pdev);
+		kfree(found);
+	} else {
 		udmabuf_remove(buf);
+	}
 	return 0;
 }
 EXPORT_SYMBOL(u_dma_buf_device_remove);
@@ -881,36 +911,37 @@ err_unregister_region:
 	return ret;
 }
 
-static void __exit udmabuf_module_exit(void)
+static struct udmabuf *udmabuf_first_managed_child(void)
 {
-	struct platform_device *pdev;
-	struct udmabuf *buf, *found;
+	struct udmabuf *buf, *found = NULL;
 
-	udmabuf_static_remove_all();
-	/* Buffers left by the manager or API users; then the DT ones go with the driver. */
-	for (;;) {
-		found = NULL;
-		pdev = NULL;
-		mutex_lock(&udmabuf_registry_lock);
-		list_for_each_entry(buf, &udmabuf_list, node) {
-			if (buf->origin == UDMABUF_ORIGIN_MANAGED) {
-				found = buf;
-				pdev = buf->pdev;
-				if (pdev)
-					get_device(&pdev->dev);
-				break;
-			}
-		}
-		mutex_unlock(&udmabuf_registry_lock);
-		if (!found)
+	mutex_lock(&udmabuf_registry_lock);
+	list_for_each_entry(buf, &udmabuf_list, node) {
+		if (buf->origin == UDMABUF_ORIGIN_MANAGED && !buf->pdev) {
+			found = buf;
 			break;
-		if (pdev) {
-			platform_device_unregister(pdev);
-			put_device(&pdev->dev);
-		} else {
-			udmabuf_remove(found);
 		}
 	}
+	mutex_unlock(&udmabuf_registry_lock);
+	return found;
+}
+
+static void __exit udmabuf_module_exit(void)
+{
+	struct udmabuf_managed_pdev *entry, *tmp;
+	struct udmabuf *buf;
+
+	udmabuf_static_remove_all();
+	/* Nothing holds a buffer now: module refs pin us while anything does. */
+	list_for_each_entry_safe(entry, tmp, &udmabuf_managed_pdevs, node) {
+		list_del(&entry->node);
+		platform_device_unregister(entry->pdev);
+		kfree(entry);
+	}
+	/* Child buffers the manager or API users made. */
+	while ((buf = udmabuf_first_managed_child()))
+		udmabuf_remove(buf);
+	/* The device-tree buffers go with the driver. */
 	platform_driver_unregister(&udmabuf_platform_driver);
 	class_destroy(udmabuf_class);
 	cdev_del(&udmabuf_cdev);

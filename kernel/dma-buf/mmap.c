@@ -52,6 +52,17 @@ static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 	}
 }
 
+/*
+ * The protection with the dirty (and young) bits of a PTE already set, so
+ * that the first write to a page mapped at mmap time does not take a fault
+ * to mark it dirty (CPUs without hardware dirty tracking, e.g. Cortex-A53).
+ * Nothing here tracks dirtiness: the memory is not page cache.
+ */
+static pgprot_t udmabuf_prot_dirty(pgprot_t prot)
+{
+	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
+}
+
 static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -117,7 +128,8 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		return -EINVAL;
 	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
 		return -EINVAL;
-	vma->vm_page_prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync);
+	vma->vm_page_prot = udmabuf_prot_dirty(udmabuf_mmap_prot(buf, vma->vm_page_prot,
+								 force_sync));
 	if (buf->debug_vma & 1)
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
 			 vma->vm_pgoff, pages);

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# udmabuf-mmap: u-dma-buf mappings cost no page fault per page (goal: touching
+# a 32 MiB buffer once takes <= 16 minor faults; the reference takes 8192),
+# every mmap mode reads back what read/write see, and page mode is GUP-able.
+
+mm_cleanup() {
+	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page; do
+		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
+	done
+	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
+	lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
+}
+
+mm_ok=1
+# The big buffer: 32 MiB where CMA can give it, else 4 MiB (x86 has no CMA).
+if udmem_insmod u-dma-buf udmabuf0=0x2000000 info_enable=3 2>/dev/null && [ -e /dev/udmabuf0 ]; then
+	tap_ok setup-32mib
+else
+	lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
+	if udmem_insmod u-dma-buf udmabuf0=0x400000 info_enable=3 && [ -e /dev/udmabuf0 ]; then
+		tap_skip setup-32mib "no 32 MiB contiguous buffer here (no CMA): measuring 4 MiB"
+	else
+		tap_fail setup-32mib "insmod u-dma-buf udmabuf0 failed"
+		mm_ok=0
+	fi
+fi
+if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
+	export UDMABUF_MMAP_BIG=udmabuf0
+	for m in on off auto page; do
+		if echo "create udmem-mm-$m 0x100000 quirk-mmap-$m" > /dev/u-dma-buf-mgr; then
+			eval "export UDMABUF_MMAP_$(echo $m | tr a-z A-Z)=udmem-mm-$m"
+		fi
+	done
+	tap_eq mode-page-attr 4 "$(cat /sys/class/u-dma-buf/udmem-mm-page/quirk_mmap_mode 2>/dev/null)"
+	udmem_run udmabuf-mmap-test
+else
+	tap_fail setup-mgr "insmod u-dma-buf-mgr failed"
+fi
+mm_cleanup
+if lsmod | grep -q '^u_dma_buf'; then
+	tap_fail cleanup "u-dma-buf still loaded"
+else
+	tap_ok cleanup
+fi
