@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""udmem: numpy arrays over memory shared with hardware.
+
+- :func:`allocate` makes a u-dma-buf buffer (through u-dma-buf-mgr) and
+  returns a :class:`UdmemArray` over it, like PYNQ's ``allocate``;
+- :meth:`Buffer.open` maps an existing u-dma-buf buffer (device tree,
+  module parameters);
+- :meth:`Region.open` maps a uiomem region (device memory).
+
+Every array knows its ``physical_address``/``device_address`` and syncs only
+its own bytes (``flush``/``invalidate``).  Closing a Buffer or Region while
+numpy views of it are alive raises ``BufferError``.
+"""
+
+from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
+from .array import UdmemArray
+from .buffer import Buffer, allocate
+from .region import Region
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "BIDIRECTIONAL",
+    "FROM_DEVICE",
+    "TO_DEVICE",
+    "Buffer",
+    "Region",
+    "UdmemArray",
+    "allocate",
+    "__version__",
+]

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Region: a uiomem device-memory region (FPGA block RAM, a carve-out)."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+
+from . import _device, _uapi
+from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE, Device, oserror
+
+_ACCESS = {
+    BIDIRECTIONAL: _uapi.UIOMEM_SYNC_RW,
+    TO_DEVICE: _uapi.UIOMEM_SYNC_WRITE,
+    FROM_DEVICE: _uapi.UIOMEM_SYNC_READ,
+}
+
+
+class Region(Device):
+    """A uiomem region (/dev/NAME, /sys/class/uiomem/NAME), mapped whole."""
+
+    _CLASS = "uiomem"
+
+    @classmethod
+    def open(cls, name: str, *, cacheable: bool = True, readonly: bool = False) -> Region:
+        """Open and map the region NAME.
+
+        ``cacheable=False`` opens with O_SYNC: the mapping then follows the
+        region's sync_mode (uncached, write-combine).
+        """
+        return cls(name, cacheable=cacheable, readonly=readonly)
+
+    @staticmethod
+    def list() -> list[str]:
+        """Names of all uiomem regions."""
+        return _device.class_list(Region._CLASS)
+
+    def _query(self) -> None:
+        try:
+            raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_QUERY, bytes(_uapi.UIOMEM_QUERY.size))
+        except OSError as e:
+            if e.errno != errno.ENOTTY:
+                raise oserror(e.errno, self._name, "query") from None
+            self._size = _device.sysfs_int(self._CLASS, self._name, "size")
+            self._phys = _device.sysfs_int(self._CLASS, self._name, "phys_addr")
+            self._coherent = False
+            self._line = 0
+        else:
+            q = _uapi.UIOMEM_QUERY.unpack(raw)
+            self._size, self._phys, self._line, map_type = q[0], q[1], q[2], q[3]
+            self._coherent = map_type != _uapi.UIOMEM_MAP_CACHED
+        self._dma = self._phys
+
+    def query(self) -> dict[str, int]:
+        """The driver's answer to UIOMEM_IOCTL_QUERY, as a dict."""
+        self._check_open()
+        raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_QUERY, bytes(_uapi.UIOMEM_QUERY.size))
+        keys = ("size", "phys_addr", "cache_line_size", "map_type", "sync_mode", "flags",
+                "abi_version", "pad", "sync_calls", "sync_lines", "sync_barriers")
+        return dict(zip(keys, _uapi.UIOMEM_QUERY.unpack(raw)))
+
+    @property
+    def cache_line_size(self) -> int:
+        """Granule of the CPU's cache maintenance (0: none)."""
+        return self._line
+
+    @property
+    def sync_mode(self) -> int:
+        """The region's sync_mode (0..7)."""
+        return self.query()["sync_mode"]
+
+    def _sync(self, when: int, offset: int, size: int | None, direction: int, what: str) -> None:
+        self._check_open()
+        offset, size = self._range(offset, size)
+        if direction not in _ACCESS:
+            raise ValueError(f"{self._name}: direction must be 0, 1 or 2")
+        args = _uapi.UIOMEM_SYNC.pack(when | _ACCESS[direction], 0, offset, size, 0, 0)
+        try:
+            fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_SYNC, args)
+        except OSError as e:
+            raise oserror(e.errno, self._name, what) from None
+
+    def sync_for_cpu(self, offset: int = 0, size: int | None = None,
+                     direction: int = BIDIRECTIONAL) -> None:
+        """Make bytes [offset, offset+size) written by a device visible to the CPU."""
+        self._sync(_uapi.UIOMEM_SYNC_START, offset, size, direction, "sync for cpu")
+
+    def sync_for_device(self, offset: int = 0, size: int | None = None,
+                        direction: int = BIDIRECTIONAL) -> None:
+        """Make bytes [offset, offset+size) written by the CPU visible to a device."""
+        self._sync(_uapi.UIOMEM_SYNC_END, offset, size, direction, "sync for device")

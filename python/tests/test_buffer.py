@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Buffer and allocate() against the real u-dma-buf and u-dma-buf-mgr modules.
+
+Without the modules (a host, no root) every test here SKIPs with the reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+
+import numpy as np
+import pytest
+
+import udmem
+
+
+def sysfs(name: str, attr: str) -> int:
+    with open(f"/sys/class/u-dma-buf/{name}/{attr}") as f:
+        return int(f.read(), 0)
+
+
+def exists(name: str) -> bool:
+    return os.path.isdir(f"/sys/class/u-dma-buf/{name}")
+
+
+def test_open_reports_the_driver_facts(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        assert buf.size == sysfs(udmabuf, "size")
+        assert buf.physical_address == sysfs(udmabuf, "phys_addr")
+        assert buf.device_address == sysfs(udmabuf, "phys_addr")
+        assert buf.coherent == bool(sysfs(udmabuf, "dma_coherent"))
+        assert buf.sync_mode == sysfs(udmabuf, "sync_mode")
+        assert 12 <= buf.dma_mask_bits <= 64
+
+
+def test_data_round_trip_through_the_device_file(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        a = buf.asarray("u4")
+        a[:] = np.arange(a.size, dtype="u4") * 2654435761
+        a.flush()
+        with open(f"/dev/{udmabuf}", "rb") as f:
+            back = np.frombuffer(f.read(buf.size), dtype="u4")
+        assert np.array_equal(back, a)
+        pattern = np.random.default_rng(1).integers(0, 256, buf.size, dtype=np.uint8)
+        os.pwrite(buf.fileno, pattern.tobytes(), 0)
+        a.invalidate()
+        assert np.array_equal(buf.asarray(), pattern)
+        del a, back
+
+
+def test_slice_sync_covers_only_its_bytes(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        a = buf.asarray("u4")
+        s = a[1024:1536]
+        s.flush()
+        assert sysfs(udmabuf, "sync_offset") == 4096
+        assert sysfs(udmabuf, "sync_size") == 2048
+        assert sysfs(udmabuf, "sync_direction") == udmem.TO_DEVICE
+        assert buf.sync_owner == "device"
+        s.invalidate()
+        assert sysfs(udmabuf, "sync_direction") == udmem.FROM_DEVICE
+        assert buf.sync_owner == "cpu"
+        a[16:32:4].sync_to_device()
+        assert (sysfs(udmabuf, "sync_offset"), sysfs(udmabuf, "sync_size")) == (64, 52)
+        del a, s
+
+
+def test_slices_carry_physical_addresses(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        m = buf.asarray("u2", (64, 128))
+        assert m.physical_address == buf.physical_address
+        assert m[3].physical_address == buf.physical_address + 3 * 256
+        assert m[3, 10:].device_address == buf.device_address + 3 * 256 + 20
+        del m
+
+
+def test_close_with_live_view_raises(udmabuf):
+    buf = udmem.Buffer.open(udmabuf)
+    v = buf.asarray("u1")[100:200]
+    with pytest.raises(BufferError):
+        buf.close()
+    v[:] = 1  # still mapped
+    del v
+    buf.close()
+    assert buf.closed
+
+
+def test_sync_outside_the_buffer_raises(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        with pytest.raises(ValueError):
+            buf.sync_for_cpu(buf.size, 16)
+        with pytest.raises(ValueError):
+            buf.sync_for_device(0, buf.size + 1)
+
+
+def test_export_dmabuf_shares_the_memory(udmabuf):
+    with udmem.Buffer.open(udmabuf) as buf:
+        fd, addr = buf.export_dmabuf()
+        try:
+            assert addr == buf.device_address
+            with mmap.mmap(fd, buf.size & ~(mmap.PAGESIZE - 1)) as m:
+                a = buf.asarray("u1", 16)
+                a[:] = np.arange(16, dtype="u1")
+                assert m[:16] == bytes(range(16))
+                del a
+        finally:
+            os.close(fd)
+
+
+def test_allocate_round_trip_and_with_frees(udmabuf):
+    with udmem.allocate((32, 32), dtype="u4") as a:
+        name = a.buffer.name
+        assert exists(name)
+        assert a.shape == (32, 32) and a.dtype == np.uint32
+        assert a.physical_address == sysfs(name, "phys_addr")
+        a[:] = 0x5A5A5A5A
+        a.flush()
+        with open(f"/dev/{name}", "rb") as f:
+            assert f.read(8) == b"\x5a" * 8
+        a.invalidate()
+        assert a.coherent in (True, False) and a.cacheable == (not a.coherent)
+    assert not exists(name)
+    with pytest.raises(ValueError):
+        _ = a.physical_address
+    assert not a.any()  # zero pages, never freed memory
+
+
+def test_freebuffer_with_other_view_alive_raises(udmabuf):
+    a = udmem.allocate(1024, dtype="u1")
+    name = a.buffer.name
+    s = a[512:]
+    with pytest.raises(BufferError):
+        a.freebuffer()
+    assert exists(name)
+    del s
+    a.freebuffer()
+    assert not exists(name)
+    a.freebuffer()  # twice is harmless
+
+
+def test_allocate_options_reach_the_driver(udmabuf):
+    a = udmem.allocate(4096, dtype="u1", dma_mask_bits=32, mmap_mode="off")
+    try:
+        assert a.buffer.dma_mask_bits == 32
+        assert a.buffer.mmap_mode == "off"
+    finally:
+        a.freebuffer()
+
+
+def test_create_delete_and_errors(udmabuf):
+    udmem.Buffer.create("py-t0", 8192)
+    try:
+        assert "py-t0" in udmem.Buffer.list()
+        with pytest.raises(FileExistsError):
+            udmem.Buffer.create("py-t0", 4096)
+        with udmem.Buffer.open("py-t0") as b:
+            assert b.size == 8192
+    finally:
+        udmem.Buffer.delete("py-t0")
+    with pytest.raises(FileNotFoundError):
+        udmem.Buffer.delete("py-t0")
+    with pytest.raises(ValueError):
+        udmem.Buffer.create("x;delete udmabuf0", 4096)
+
+
+def test_open_errors_name_the_device(udmabuf):
+    with pytest.raises(FileNotFoundError, match="py-nosuch"):
+        udmem.Buffer.open("py-nosuch")
+    with pytest.raises(OSError) as e:
+        udmem.Buffer.open("null")
+    assert e.value.errno == errno.ENODEV

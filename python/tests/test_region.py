@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Region against the real uiomem module over ivshmem's shared-memory BAR."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import udmem
+
+
+def sysfs(name: str, attr: str) -> int:
+    with open(f"/sys/class/uiomem/{name}/{attr}") as f:
+        return int(f.read(), 0)
+
+
+def test_open_reports_the_driver_facts(uiomem_region):
+    with udmem.Region.open(uiomem_region) as r:
+        assert r.size == sysfs(uiomem_region, "size")
+        assert r.physical_address == sysfs(uiomem_region, "phys_addr")
+        assert r.device_address == r.physical_address
+        assert r.sync_mode == sysfs(uiomem_region, "sync_mode")
+
+
+def test_data_round_trip_through_the_device_file(uiomem_region):
+    with udmem.Region.open(uiomem_region) as r:
+        a = r.asarray("u8", offset=4096)
+        a[:] = np.arange(a.size, dtype="u8") ^ 0x0123456789ABCDEF
+        a.flush()
+        back = np.frombuffer(os.pread(r.fileno, a.nbytes, 4096), dtype="u8")
+        assert np.array_equal(back, a)
+        os.pwrite(r.fileno, bytes(range(256)) * 16, 0)
+        head = r.asarray("u1", 4096)
+        head.invalidate()
+        assert bytes(head) == bytes(range(256)) * 16
+        del a, back, head
+
+
+def test_slice_sync_is_one_call_over_its_lines(uiomem_region):
+    with udmem.Region.open(uiomem_region) as r:
+        a = r.asarray("u4")
+        before = r.query()
+        a[100:116].flush()
+        after = r.query()
+        assert after["sync_calls"] - before["sync_calls"] == 1
+        line = before["cache_line_size"]
+        if line:
+            assert after["sync_lines"] - before["sync_lines"] <= 64 // line + 2
+        assert a[100:].physical_address == r.physical_address + 400
+        del a
+
+
+def test_close_with_live_view_raises(uiomem_region):
+    r = udmem.Region.open(uiomem_region)
+    v = r.asarray("u2")
+    with pytest.raises(BufferError):
+        r.close()
+    del v
+    r.close()
+
+
+def test_region_is_not_a_buffer(uiomem_region):
+    with pytest.raises(OSError):
+        udmem.Buffer.open(uiomem_region)
+    assert uiomem_region in udmem.Region.list()
