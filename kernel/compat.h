@@ -13,8 +13,11 @@
 #include <linux/module.h>
 #include <linux/version.h>
 
+/* True when building for a kernel older than a.b.c. */
+#define UDMEM_KERNEL_BEFORE(a, b, c)	(LINUX_VERSION_CODE < KERNEL_VERSION(a, b, c))
+
 /* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#if UDMEM_KERNEL_BEFORE(6, 3, 0)
 static inline void udmem_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
 {
 	vma->vm_flags |= flags;
@@ -30,28 +33,28 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #endif
 
 /* 6.2: class devnode() callbacks take a const device. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#if UDMEM_KERNEL_BEFORE(6, 2, 0)
 #define udmem_devnode_dev_t	struct device
 #else
 #define udmem_devnode_dev_t	const struct device
 #endif
 
 /* 6.4: class_create() lost its owner argument. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#if UDMEM_KERNEL_BEFORE(6, 4, 0)
 #define udmem_class_create(name)	class_create(THIS_MODULE, name)
 #else
 #define udmem_class_create(name)	class_create(name)
 #endif
 
 /* 6.11: platform_driver.remove returns void (6.1 has remove_new for that). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#if UDMEM_KERNEL_BEFORE(6, 11, 0)
 #define UDMEM_PLATFORM_REMOVE	remove_new
 #else
 #define UDMEM_PLATFORM_REMOVE	remove
 #endif
 
 /* 6.13: MODULE_IMPORT_NS() takes a string. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#if UDMEM_KERNEL_BEFORE(6, 13, 0)
 #define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
 #else
 #define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")

@@ -40,6 +40,7 @@ static inline int udmem_host_kstrtoull0(const char *s, u64 *res)
 	*res = v;
 	return 0;
 }
+
 #define kstrtoull(s, base, res)	udmem_host_kstrtoull0(s, res)
 #endif
 

@@ -15,9 +15,8 @@
 #else
 #include <errno.h>
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint64_t u64;
-typedef uint32_t u32;
+typedef unsigned long long u64;
+typedef unsigned int u32;
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #endif
 

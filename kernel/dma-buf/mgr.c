@@ -96,7 +96,7 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 			option = (option & ~(7ULL << 10)) | (3ULL << 10);
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-page")) {
 			option = (option & ~(7ULL << 10)) | (4ULL << 10);
-		} else if (!have_size && !udmabuf_mgr_number(t, &size)) {
+		} else if (!udmabuf_mgr_number(t, &size)) {
 			have_size = true;
 		} else {
 			return -EINVAL;
@@ -197,8 +197,12 @@ static ssize_t udmabuf_mgr_write(struct file *file, const char __user *ubuf,
 
 static int udmabuf_mgr_open(struct inode *inode, struct file *file)
 {
-	file->private_data = kzalloc(sizeof(struct udmabuf_mgr_file), GFP_KERNEL);
-	return file->private_data ? 0 : -ENOMEM;
+	struct udmabuf_mgr_file *st = kzalloc(sizeof(*st), GFP_KERNEL);
+
+	if (!st)
+		return -ENOMEM;
+	file->private_data = st;
+	return 0;
 }
 
 static int udmabuf_mgr_release(struct inode *inode, struct file *file)

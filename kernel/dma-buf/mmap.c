@@ -124,7 +124,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	unsigned long first, num;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
 		return -EINVAL;

@@ -9,6 +9,7 @@
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/sysfs.h>
 
 #include "udmabuf.h"
@@ -37,44 +38,114 @@ static ssize_t phys_addr_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(phys_addr);
 
-/* A u64 attribute: show in @fmt, store 0..@max. */
-#define UDMABUF_ATTR_U64(name, fmt, max)					\
-static ssize_t name##_show(struct device *dev, struct device_attribute *attr,	\
-			   char *page)						\
-{										\
-	struct udmabuf *buf = dev_get_drvdata(dev);				\
-	u64 val;								\
-										\
-	if (mutex_lock_interruptible(&buf->lock))				\
-		return -ERESTARTSYS;						\
-	val = buf->name;							\
-	mutex_unlock(&buf->lock);						\
-	return sysfs_emit(page, fmt "\n", val);					\
-}										\
-static ssize_t name##_store(struct device *dev, struct device_attribute *attr,	\
-			    const char *page, size_t count)			\
-{										\
-	struct udmabuf *buf = dev_get_drvdata(dev);				\
-	u64 val;								\
-	int ret;								\
-										\
-	ret = udmem_parse_u64(page, (max), &val);				\
-	if (ret)								\
-		return ret;							\
-	if (mutex_lock_interruptible(&buf->lock))				\
-		return -ERESTARTSYS;						\
-	buf->name = val;							\
-	mutex_unlock(&buf->lock);						\
-	return count;								\
-}										\
-static DEVICE_ATTR_RW(name)
+/* Show a u64 field of the buffer, decimal or 0x-hex. */
+static ssize_t udmabuf_field_show(struct device *dev, char *page, size_t off, bool hex)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+	u64 val;
 
-UDMABUF_ATTR_U64(sync_mode, "%llu", UDMABUF_SYNC_MODE_MAX);
-UDMABUF_ATTR_U64(sync_offset, "0x%llx", U64_MAX);
-UDMABUF_ATTR_U64(sync_size, "%llu", U64_MAX);
-UDMABUF_ATTR_U64(sync_direction, "%llu", UDMEM_SYNC_FROM_DEVICE);
-UDMABUF_ATTR_U64(debug_vma, "%llu", 3);
-UDMABUF_ATTR_U64(debug_export, "%llu", 1);
+	if (mutex_lock_interruptible(&buf->lock))
+		return -ERESTARTSYS;
+	val = *(u64 *)((char *)buf + off);
+	mutex_unlock(&buf->lock);
+	return hex ? sysfs_emit(page, "0x%llx\n", val) : sysfs_emit(page, "%llu\n", val);
+}
+
+/* Store 0..@max into a u64 field of the buffer. */
+static ssize_t udmabuf_field_store(struct device *dev, const char *page, size_t count,
+				   size_t off, u64 max)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+	u64 val;
+	int ret;
+
+	ret = udmem_parse_u64(page, max, &val);
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&buf->lock))
+		return -ERESTARTSYS;
+	*(u64 *)((char *)buf + off) = val;
+	mutex_unlock(&buf->lock);
+	return count;
+}
+
+static ssize_t sync_mode_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_mode), false);
+}
+
+static ssize_t sync_mode_store(struct device *dev, struct device_attribute *attr,
+			       const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_mode),
+				   UDMABUF_SYNC_MODE_MAX);
+}
+static DEVICE_ATTR_RW(sync_mode);
+
+static ssize_t sync_offset_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_offset), true);
+}
+
+static ssize_t sync_offset_store(struct device *dev, struct device_attribute *attr,
+				 const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_offset),
+				   U64_MAX);
+}
+static DEVICE_ATTR_RW(sync_offset);
+
+static ssize_t sync_size_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_size), false);
+}
+
+static ssize_t sync_size_store(struct device *dev, struct device_attribute *attr,
+			       const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_size),
+				   U64_MAX);
+}
+static DEVICE_ATTR_RW(sync_size);
+
+static ssize_t sync_direction_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_direction), false);
+}
+
+static ssize_t sync_direction_store(struct device *dev, struct device_attribute *attr,
+				    const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_direction),
+				   UDMEM_SYNC_FROM_DEVICE);
+}
+static DEVICE_ATTR_RW(sync_direction);
+
+static ssize_t debug_vma_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, debug_vma), false);
+}
+
+static ssize_t debug_vma_store(struct device *dev, struct device_attribute *attr,
+			       const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, debug_vma),
+				   3);
+}
+static DEVICE_ATTR_RW(debug_vma);
+
+static ssize_t debug_export_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, debug_export), false);
+}
+
+static ssize_t debug_export_store(struct device *dev, struct device_attribute *attr,
+				  const char *page, size_t count)
+{
+	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, debug_export),
+				   1);
+}
+static DEVICE_ATTR_RW(debug_export);
 
 static ssize_t sync_owner_show(struct device *dev, struct device_attribute *attr, char *page)
 {

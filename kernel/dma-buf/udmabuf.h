@@ -92,16 +92,17 @@ struct udmabuf {
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
-	u32 sync_mode;
+	/* u64 so that the sysfs helpers can treat them alike */
+	u64 sync_mode;
 	u64 sync_offset;
 	u64 sync_size;
-	u32 sync_direction;
+	u64 sync_direction;
 	u32 sync_owner;			/* 0 CPU, 1 device */
 	u64 sync_for_cpu;
 	u64 sync_for_device;
 	unsigned int exports;		/* live dma-buf exports */
-	int debug_vma;
-	int debug_export;
+	u64 debug_vma;
+	u64 debug_export;
 };
 
 /* Memory from a per-device pool (a no-map reserved-memory region). */

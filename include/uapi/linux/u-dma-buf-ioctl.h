@@ -109,8 +109,9 @@ struct u_dma_buf_ioctl_export_args {
 #define U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS_SHIFT	0
 #define U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS_MASK	((__u64)0xffffffff)
 
-#define U_DMA_BUF_IOCTL_DEFINE_FLAGS(name, type)				\
-static inline void SET_U_DMA_BUF_IOCTL_FLAGS_##name(type *p, int value)	\
+#define U_DMA_BUF_IOCTL_DEFINE_FLAGS(name, tag)				\
+static inline void SET_U_DMA_BUF_IOCTL_FLAGS_##name(struct u_dma_buf_ioctl_##tag *p, \
+						     int value)	\
 {									\
 	const __u64 mask = U_DMA_BUF_IOCTL_FLAGS_##name##_MASK;		\
 	const int shift = U_DMA_BUF_IOCTL_FLAGS_##name##_SHIFT;		\
@@ -118,29 +119,30 @@ static inline void SET_U_DMA_BUF_IOCTL_FLAGS_##name(type *p, int value)	\
 	p->flags = (p->flags & ~(mask << shift)) |			\
 		   (((__u64)(unsigned int)value & mask) << shift);	\
 }									\
-static inline int GET_U_DMA_BUF_IOCTL_FLAGS_##name(const type *p)	\
+static inline int \
+GET_U_DMA_BUF_IOCTL_FLAGS_##name(const struct u_dma_buf_ioctl_##tag *p)	\
 {									\
 	return (int)((p->flags >> U_DMA_BUF_IOCTL_FLAGS_##name##_SHIFT) & \
 		     U_DMA_BUF_IOCTL_FLAGS_##name##_MASK);		\
 }
 
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(IOCTL_VERSION, struct u_dma_buf_ioctl_drv_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(IN_KERNEL_FUNCTIONS, struct u_dma_buf_ioctl_drv_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_OF_DMA_CONFIG, struct u_dma_buf_ioctl_drv_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_OF_RESERVED_MEM, struct u_dma_buf_ioctl_drv_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_QUIRK_MMAP, struct u_dma_buf_ioctl_drv_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_QUIRK_MMAP_PAGE, struct u_dma_buf_ioctl_drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(IOCTL_VERSION, drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(IN_KERNEL_FUNCTIONS, drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_OF_DMA_CONFIG, drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_OF_RESERVED_MEM, drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_QUIRK_MMAP, drv_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(USE_QUIRK_MMAP_PAGE, drv_info)
 
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(DMA_MASK, struct u_dma_buf_ioctl_dev_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(DMA_COHERENT, struct u_dma_buf_ioctl_dev_info)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(MMAP_MODE, struct u_dma_buf_ioctl_dev_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(DMA_MASK, dev_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(DMA_COHERENT, dev_info)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(MMAP_MODE, dev_info)
 
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_CMD, struct u_dma_buf_ioctl_sync_args)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_DIR, struct u_dma_buf_ioctl_sync_args)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_MODE, struct u_dma_buf_ioctl_sync_args)
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_OWNER, struct u_dma_buf_ioctl_sync_args)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_CMD, sync_args)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_DIR, sync_args)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_MODE, sync_args)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(SYNC_OWNER, sync_args)
 
-U_DMA_BUF_IOCTL_DEFINE_FLAGS(EXPORT_FD_FLAGS, struct u_dma_buf_ioctl_export_args)
+U_DMA_BUF_IOCTL_DEFINE_FLAGS(EXPORT_FD_FLAGS, export_args)
 
 /* SYNC_CMD values of SET_SYNC. */
 enum {
