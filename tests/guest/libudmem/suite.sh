@@ -41,6 +41,15 @@ udmem_run libudmem-misc
 udmem_run libudmem-buffer
 udmem_run libudmem-region
 
+# The library example of docs/library.md: a pattern there and back through
+# the edu device's DMA engine.
+lu_edu=$(udmem_pci_dev 0x1234 0x11e8)
+if [ -z "$lu_edu" ] || [ ! -e /dev/udmabuf0 ]; then
+	tap_skip example-edu-round-trip "no edu device or no udmabuf0"
+else
+	tap_check example-edu-round-trip example-edu udmabuf0 "${lu_edu##*/}"
+fi
+
 for m in $lu_loaded; do
 	udmem_rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
 done
