@@ -153,6 +153,7 @@ struct bench_rec {
 	char direction[16];
 	char klass[16];
 	uint64_t size;
+	uint64_t test_size;
 	uint64_t offset;
 	double median;
 	double min;

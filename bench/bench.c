@@ -106,7 +106,8 @@ static void bench_emit_meta(struct bench_ctx *c)
 	bench_json_kv_s(&c->out, "cache_line_source", line_src);
 	bench_json_kv_i(&c->out, "runs", c->opt.runs);
 	bench_json_kv_b(&c->out, "quick", c->opt.quick);
-	bench_json_kv_s(&c->out, "copy_loop", "64-bit words, 64 bytes per iteration");
+	bench_json_kv_s(&c->out, "copy_loop", "16-byte vectors, 64 bytes per iteration");
+	bench_json_kv_s(&c->out, "anon_pages", "4 KiB (MADV_NOHUGEPAGE)");
 	bench_json_end(&c->out);
 }
 

@@ -80,8 +80,9 @@ def header(meta):
     head = (f"udmem bench on {meta['machine']} ({meta['arch']}, Linux {meta['kernel']}), "
             f"median of {meta['runs']} runs")
     if meta.get("emulated"):
-        head += ("\nEMULATED (QEMU TCG, no cache model): absolute MB/s mean nothing here; "
-                 "ratios, faults, syscalls and cache ops per sync carry over")
+        head += ("\nEMULATED (QEMU TCG, no cache model): absolute MB/s and cached/uncached/WC "
+                 "differences mean nothing here;\nratios to anonymous memory (software overheads), "
+                 "faults, syscalls and cache ops per sync carry over")
     return head, bool(meta.get("emulated"))
 
 

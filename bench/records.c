@@ -145,6 +145,8 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	bench_json_text(line, "unit", r->unit, sizeof(r->unit));
 	d = bench_json_num(line, "size");
 	r->size = isnan(d) ? 0 : (uint64_t)d;
+	d = bench_json_num(line, "test_size");
+	r->test_size = isnan(d) ? 0 : (uint64_t)d;
 	d = bench_json_num(line, "offset");
 	r->offset = isnan(d) ? 0 : (uint64_t)d;
 	r->median = bench_json_num(line, "median");

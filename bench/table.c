@@ -24,8 +24,9 @@ static const char *bench_size_str(uint64_t size, char *buf, size_t len)
 	return buf;
 }
 
+/* A bw record; size 0 matches any (the anonymous reference has one per size). */
 static const struct bench_rec *bench_find_bw(const struct bench_run *run,
-					     const char *target,
+					     const char *target, uint64_t size,
 					     const char *test,
 					     const char *access,
 					     const char *sync)
@@ -36,6 +37,7 @@ static const struct bench_rec *bench_find_bw(const struct bench_run *run,
 		const struct bench_rec *r = &run->recs[i];
 
 		if (!strcmp(r->type, "bw") && !strcmp(r->target, target) &&
+		    (!size || r->size == size) &&
 		    !strcmp(r->test, test) && !strcmp(r->access, access) &&
 		    !strcmp(r->sync, sync))
 			return r;
@@ -58,14 +60,15 @@ static void bench_cell(FILE *f, const struct bench_rec *r)
 
 /* The (access, sync) rows a target has, in the order they were measured. */
 static int bench_rows(const struct bench_run *run, const char *target,
-		      const struct bench_rec **rows, int max)
+		      uint64_t size, const struct bench_rec **rows, int max)
 {
 	int i, j, n = 0;
 
 	for (i = 0; i < run->count && n < max; i++) {
 		const struct bench_rec *r = &run->recs[i];
 
-		if (strcmp(r->type, "bw") || strcmp(r->target, target))
+		if (strcmp(r->type, "bw") || strcmp(r->target, target) ||
+		    r->size != size)
 			continue;
 		for (j = 0; j < n; j++)
 			if (!strcmp(rows[j]->access, r->access) &&
@@ -94,7 +97,7 @@ static void bench_table_bw(FILE *f, const struct bench_run *run)
 
 		if (strcmp(tg->type, "target"))
 			continue;
-		n = bench_rows(run, tg->target, rows, 16);
+		n = bench_rows(run, tg->target, tg->test_size, rows, 16);
 		for (k = 0; k < n; k++) {
 			fprintf(f, "%-22s %-8s %-9s %-11s",
 				k ? "" : tg->target,
@@ -103,6 +106,7 @@ static void bench_table_bw(FILE *f, const struct bench_run *run)
 				rows[k]->access, rows[k]->sync);
 			for (t = 0; t < 4; t++)
 				bench_cell(f, bench_find_bw(run, tg->target,
+							    tg->test_size,
 							    bench_tests[t],
 							    rows[k]->access,
 							    rows[k]->sync));
@@ -122,12 +126,12 @@ static void bench_table_mmap_vs_file(FILE *f, const struct bench_run *run)
 
 		if (strcmp(r->type, "bw") || strcmp(r->test, "mmap_write"))
 			continue;
-		fw = bench_find_bw(run, r->target, "file_write", r->access,
-				   r->sync);
-		mr = bench_find_bw(run, r->target, "mmap_read", r->access,
-				   r->sync);
-		fr = bench_find_bw(run, r->target, "file_read", r->access,
-				   r->sync);
+		fw = bench_find_bw(run, r->target, r->size, "file_write",
+				   r->access, r->sync);
+		mr = bench_find_bw(run, r->target, r->size, "mmap_read",
+				   r->access, r->sync);
+		fr = bench_find_bw(run, r->target, r->size, "file_read",
+				   r->access, r->sync);
 		if (!fw || !mr || !fr)
 			continue;
 		if (!header) {
@@ -221,8 +225,10 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 		fprintf(f, "udmem bench: %s\n", r->text);
 		if (r->emulated)
 			fprintf(f, "EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
-				"mean nothing here.  What carries over to hardware: the ratios to anonymous\n"
-				"memory, the fault counts, and the syscalls and cache operations per sync.\n");
+				"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
+				"memory types).  What carries over to hardware: the ratios to anonymous memory\n"
+				"(software overheads: faults, syscalls, syncs), the fault counts, and the syscalls\n"
+				"and cache operations per sync.\n");
 	}
 	bench_table_bw(f, run);
 	bench_table_mmap_vs_file(f, run);
@@ -255,7 +261,8 @@ static const struct bench_rec *bench_match(const struct bench_run *run,
 			continue;
 		if (!strcmp(r->type, "bw") && !strcmp(r->test, like->test) &&
 		    !strcmp(r->access, like->access) &&
-		    !strcmp(r->sync, like->sync))
+		    !strcmp(r->sync, like->sync) &&
+		    (strcmp(r->target, "anon") || r->size == like->size))
 			return r;
 		if (!strcmp(r->type, "sync") && !strcmp(r->method, like->method) &&
 		    !strcmp(r->direction, like->direction) &&
