@@ -110,23 +110,25 @@ static int uiomem_get_resource(struct platform_device *pdev, struct resource *re
 	return ret;
 }
 
+/* @dev may be NULL (module parameters, before a device exists). */
 static int uiomem_check_resource(struct device *dev, const struct resource *res)
 {
+	const char *who = dev ? dev_name(dev) : UIOMEM_DRIVER_NAME;
 	resource_size_t size = resource_size(res);
 
 	if (res->end < res->start || !size) {
-		dev_err(dev, "empty region %pR\n", res);
+		pr_err("%s: empty region %pR\n", who, res);
 		return -EINVAL;
 	}
 	if (!PAGE_ALIGNED(res->start) || !PAGE_ALIGNED(size)) {
-		dev_err(dev, "region %pR: start and size must be multiples of %lu\n",
-			res, PAGE_SIZE);
+		pr_err("%s: region %pR: start and size must be multiples of %lu\n",
+		       who, res, PAGE_SIZE);
 		return -EINVAL;
 	}
 	if (region_intersects(res->start, size, IORESOURCE_SYSTEM_RAM,
 			      IORES_DESC_NONE) != REGION_DISJOINT) {
-		dev_err(dev, "region %pR is System RAM: uiomem maps only memory the kernel does not manage (a PCI BAR, on-chip RAM, a no-map reserved-memory region)\n",
-			res);
+		pr_err("%s: region %pR is System RAM: uiomem maps only memory the kernel does not manage (a PCI BAR, on-chip RAM, a no-map reserved-memory region)\n",
+		       who, res);
 		return -EINVAL;
 	}
 	return 0;
@@ -360,6 +362,9 @@ static void uiomem_static_create(int n)
 	res.start = addr;
 	res.end = last;
 	res.flags = IORESOURCE_MEM;
+	/* Before the platform core claims the range and fails less clearly. */
+	if (uiomem_check_resource(NULL, &res))
+		goto err_unreserve;
 	info.res = &res;
 	/* Probes right away; a probe error leaves the device unbound. */
 	pdev = platform_device_register_full(&info);
