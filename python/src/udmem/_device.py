@@ -32,8 +32,9 @@ def check_name(name: str) -> None:
         raise ValueError(f"bad device name {name!r}")
 
 
-def oserror(err: int, name: str, what: str) -> OSError:
+def oserror(err: int | None, name: str, what: str) -> OSError:
     """An OSError saying which device and which operation failed."""
+    err = err or errno.EIO
     return OSError(err, f"{name}: {what}: {os.strerror(err)}")
 
 
@@ -81,7 +82,8 @@ def _map(fd: int, size: int, prot: int) -> tuple[mmap.mmap, int | None]:
     takes the lowest free number: find it, and check it is our file.
     """
     try:
-        return mmap.mmap(fd, size, mmap.MAP_SHARED, prot, trackfd=False), None
+        return mmap.mmap(fd, size, mmap.MAP_SHARED, prot,  # type: ignore[call-arg]
+                         trackfd=False), None
     except TypeError:
         pass
     probe = os.dup(fd)
@@ -113,6 +115,11 @@ class Device:
     """A mapped buffer or region; subclasses say how to query and sync it."""
 
     _CLASS = ""
+    # Set by _query() in the subclasses.
+    _size: int
+    _phys: int
+    _dma: int
+    _coherent: bool
 
     def __init__(self, name: str, *, cacheable: bool = True, readonly: bool = False) -> None:
         self._closed = True

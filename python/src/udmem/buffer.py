@@ -33,7 +33,7 @@ def _mgr_command(name: str, command: str) -> None:
     try:
         os.write(fd, command.encode())
     except OSError as e:
-        raise oserror(e.errno or errno.EIO, name, command.split()[0]) from None
+        raise oserror(e.errno, name, command.split()[0]) from None
     finally:
         os.close(fd)
 
