@@ -278,7 +278,9 @@ def main():
         if not rows:
             raise Invalid("--compare printed no bw row")
         for ln in rows:
-            if ln.split()[5] != "1.00":
+            # A, B, then B/A: three numbers after the figure's name.
+            m = re.search(r"\s(\d+\.\d+)\s+(\d+\.\d+)\s+(\S+)", ln)
+            if not m or m.group(3) != "1.00":
                 raise Invalid(f"a run compared with itself: {ln.strip()}")
 
     fixtures = [f for f in args.fixtures if os.path.exists(f)]
