@@ -333,6 +333,21 @@ TEST(mmap_private_einval)
 	close(fd);
 }
 
+TEST(mmap_read_only_shared_on_read_only_fd_works)
+{
+	long pg = ut_page();
+	int fd = ut_open(ut_dev(), O_RDONLY);
+	char *p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+	char b[16];
+
+	/* do_mmap() drops VM_SHARED for a file not open for writing */
+	UDMEM_CHECK(p != MAP_FAILED, 1, "read-only shared mmap of an O_RDONLY fd: %s",
+		    strerror(errno));
+	ASSERT_EQ(ut_pread_all(fd, b, sizeof(b), 0), 0);
+	EXPECT_EQ(memcmp(p, b, sizeof(b)), 0);
+	close(fd);
+}
+
 TEST(mmap_write_on_read_only_fd_eacces)
 {
 	long pg = ut_page();

@@ -169,6 +169,21 @@ TEST(export_read_only_refuses_writable_mmap)
 	close(fd);
 }
 
+TEST(export_read_only_maps_read_only)
+{
+	long pg = ut_page();
+	int fd = ut_open(ut_dev(), O_RDWR);
+	int bfd = ut_export(fd, 0, pg, O_RDONLY, NULL);
+	void *p;
+
+	ASSERT_GE(bfd, 0);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, bfd, 0);
+	UDMEM_CHECK(p != MAP_FAILED, 1, "read-only mmap of a read-only export: %s",
+		    strerror(errno));
+	close(bfd);
+	close(fd);
+}
+
 TEST(export_writable_from_read_only_fd_eacces)
 {
 	long pg = ut_page();

@@ -178,6 +178,9 @@ TEST(size_forms_hex_octal_size_eq_last_wins)
 	ASSERT_MGR_OK("create ut-z1 4096 size=12288\n");
 	EXPECT_EQ(ut_size("ut-z1"), 12288);
 	ASSERT_MGR_OK("delete ut-z1\n");
+	ASSERT_MGR_OK("create ut-z1 size=12288 5000\n");
+	EXPECT_EQ(ut_size("ut-z1"), 5000);
+	ASSERT_MGR_OK("delete ut-z1\n");
 }
 
 TEST(keywords_are_prefix_matched)
