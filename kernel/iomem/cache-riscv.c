@@ -57,6 +57,7 @@ static unsigned int uiomem_riscv_clean(void *vaddr, phys_addr_t paddr,
 
 	for (; a < end; a += line)
 		uiomem_cbo_clean(a);
+	/* The CBOs complete before later accesses, and before the device is told. */
 	mb();
 	return 1;
 }
@@ -77,6 +78,7 @@ static unsigned int uiomem_riscv_inval(void *vaddr, phys_addr_t paddr,
 		uiomem_cbo_flush(last);
 	for (; a < last; a += line)
 		uiomem_cbo_inval(a);
+	/* The CBOs complete before the CPU reads the range again. */
 	mb();
 	return 1;
 }

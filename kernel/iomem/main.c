@@ -34,20 +34,39 @@
 static ulong uiomem_static_addr[UIOMEM_STATIC_DEVICES];
 static ulong uiomem_static_size[UIOMEM_STATIC_DEVICES];
 
-#define UIOMEM_STATIC_PARAMS(n)						\
-	module_param_named(uiomem##n##_addr, uiomem_static_addr[n], ulong, 0444); \
-	MODULE_PARM_DESC(uiomem##n##_addr, "uiomem" #n " physical start address"); \
-	module_param_named(uiomem##n##_size, uiomem_static_size[n], ulong, 0444); \
-	MODULE_PARM_DESC(uiomem##n##_size, "uiomem" #n " size in bytes")
-
-UIOMEM_STATIC_PARAMS(0);
-UIOMEM_STATIC_PARAMS(1);
-UIOMEM_STATIC_PARAMS(2);
-UIOMEM_STATIC_PARAMS(3);
-UIOMEM_STATIC_PARAMS(4);
-UIOMEM_STATIC_PARAMS(5);
-UIOMEM_STATIC_PARAMS(6);
-UIOMEM_STATIC_PARAMS(7);
+/* uiomemN_addr / uiomemN_size: region N, /dev/uiomemN with minor N. */
+module_param_named(uiomem0_addr, uiomem_static_addr[0], ulong, 0444);
+MODULE_PARM_DESC(uiomem0_addr, "uiomem0 physical start address");
+module_param_named(uiomem0_size, uiomem_static_size[0], ulong, 0444);
+MODULE_PARM_DESC(uiomem0_size, "uiomem0 size in bytes (0: none)");
+module_param_named(uiomem1_addr, uiomem_static_addr[1], ulong, 0444);
+MODULE_PARM_DESC(uiomem1_addr, "uiomem1 physical start address");
+module_param_named(uiomem1_size, uiomem_static_size[1], ulong, 0444);
+MODULE_PARM_DESC(uiomem1_size, "uiomem1 size in bytes (0: none)");
+module_param_named(uiomem2_addr, uiomem_static_addr[2], ulong, 0444);
+MODULE_PARM_DESC(uiomem2_addr, "uiomem2 physical start address");
+module_param_named(uiomem2_size, uiomem_static_size[2], ulong, 0444);
+MODULE_PARM_DESC(uiomem2_size, "uiomem2 size in bytes (0: none)");
+module_param_named(uiomem3_addr, uiomem_static_addr[3], ulong, 0444);
+MODULE_PARM_DESC(uiomem3_addr, "uiomem3 physical start address");
+module_param_named(uiomem3_size, uiomem_static_size[3], ulong, 0444);
+MODULE_PARM_DESC(uiomem3_size, "uiomem3 size in bytes (0: none)");
+module_param_named(uiomem4_addr, uiomem_static_addr[4], ulong, 0444);
+MODULE_PARM_DESC(uiomem4_addr, "uiomem4 physical start address");
+module_param_named(uiomem4_size, uiomem_static_size[4], ulong, 0444);
+MODULE_PARM_DESC(uiomem4_size, "uiomem4 size in bytes (0: none)");
+module_param_named(uiomem5_addr, uiomem_static_addr[5], ulong, 0444);
+MODULE_PARM_DESC(uiomem5_addr, "uiomem5 physical start address");
+module_param_named(uiomem5_size, uiomem_static_size[5], ulong, 0444);
+MODULE_PARM_DESC(uiomem5_size, "uiomem5 size in bytes (0: none)");
+module_param_named(uiomem6_addr, uiomem_static_addr[6], ulong, 0444);
+MODULE_PARM_DESC(uiomem6_addr, "uiomem6 physical start address");
+module_param_named(uiomem6_size, uiomem_static_size[6], ulong, 0444);
+MODULE_PARM_DESC(uiomem6_size, "uiomem6 size in bytes (0: none)");
+module_param_named(uiomem7_addr, uiomem_static_addr[7], ulong, 0444);
+MODULE_PARM_DESC(uiomem7_addr, "uiomem7 physical start address");
+module_param_named(uiomem7_size, uiomem_static_size[7], ulong, 0444);
+MODULE_PARM_DESC(uiomem7_size, "uiomem7 size in bytes (0: none)");
 
 static int info_enable = 1;
 module_param(info_enable, int, 0444);

@@ -35,29 +35,6 @@ static ssize_t phys_addr_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(phys_addr);
 
-/* Show one u64 field under the lock, in the given format. */
-#define UIOMEM_ATTR_SHOW(field, fmt)					\
-static ssize_t field##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	struct uiomem *um = dev_get_drvdata(dev);			\
-	u64 v;								\
-									\
-	if (mutex_lock_interruptible(&um->lock))			\
-		return -ERESTARTSYS;					\
-	v = um->field;							\
-	mutex_unlock(&um->lock);					\
-	return sysfs_emit(buf, fmt "\n", v);				\
-}
-
-UIOMEM_ATTR_SHOW(sync_mode, "%llu")
-UIOMEM_ATTR_SHOW(sync_offset, "0x%llx")
-UIOMEM_ATTR_SHOW(sync_size, "%llu")
-UIOMEM_ATTR_SHOW(sync_direction, "%llu")
-UIOMEM_ATTR_SHOW(sync_owner, "%llu")
-UIOMEM_ATTR_SHOW(sync_for_cpu, "%llu")
-UIOMEM_ATTR_SHOW(sync_for_device, "%llu")
-
 enum uiomem_attr_field {
 	UIOMEM_ATTR_SYNC_MODE,
 	UIOMEM_ATTR_SYNC_OFFSET,
@@ -65,7 +42,46 @@ enum uiomem_attr_field {
 	UIOMEM_ATTR_SYNC_DIRECTION,
 	UIOMEM_ATTR_SYNC_FOR_CPU,
 	UIOMEM_ATTR_SYNC_FOR_DEVICE,
+	UIOMEM_ATTR_SYNC_OWNER,
 };
+
+static ssize_t uiomem_attr_show(struct device *dev, char *buf,
+				enum uiomem_attr_field field)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+	u64 v;
+
+	if (mutex_lock_interruptible(&um->lock))
+		return -ERESTARTSYS;
+	switch (field) {
+	case UIOMEM_ATTR_SYNC_MODE:
+		v = um->sync_mode;
+		break;
+	case UIOMEM_ATTR_SYNC_OFFSET:
+		v = um->sync_offset;
+		break;
+	case UIOMEM_ATTR_SYNC_SIZE:
+		v = um->sync_size;
+		break;
+	case UIOMEM_ATTR_SYNC_DIRECTION:
+		v = um->sync_direction;
+		break;
+	case UIOMEM_ATTR_SYNC_FOR_CPU:
+		v = um->sync_for_cpu;
+		break;
+	case UIOMEM_ATTR_SYNC_FOR_DEVICE:
+		v = um->sync_for_device;
+		break;
+	default:
+		v = um->sync_owner;
+		break;
+	}
+	mutex_unlock(&um->lock);
+	/* sync_offset is hexadecimal, as in the original driver. */
+	if (field == UIOMEM_ATTR_SYNC_OFFSET)
+		return sysfs_emit(buf, "0x%llx\n", v);
+	return sysfs_emit(buf, "%llu\n", v);
+}
 
 static ssize_t uiomem_attr_store(struct device *dev, const char *buf,
 				 size_t count, enum uiomem_attr_field field)
@@ -77,6 +93,7 @@ static ssize_t uiomem_attr_store(struct device *dev, const char *buf,
 		[UIOMEM_ATTR_SYNC_DIRECTION] = UDMEM_SYNC_FROM_DEVICE,
 		[UIOMEM_ATTR_SYNC_FOR_CPU] = U64_MAX,
 		[UIOMEM_ATTR_SYNC_FOR_DEVICE] = U64_MAX,
+		[UIOMEM_ATTR_SYNC_OWNER] = 0,
 	};
 	struct uiomem *um = dev_get_drvdata(dev);
 	u64 v;
@@ -112,12 +129,20 @@ static ssize_t uiomem_attr_store(struct device *dev, const char *buf,
 		if (!ret)
 			um->sync_for_device = 0;
 		break;
+	default:
+		ret = -EACCES;
+		break;
 	}
 	mutex_unlock(&um->lock);
 	return ret ? ret : count;
 }
 
 #define UIOMEM_ATTR_RW(field, FIELD)					\
+static ssize_t field##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return uiomem_attr_show(dev, buf, UIOMEM_ATTR_##FIELD);		\
+}									\
 static ssize_t field##_store(struct device *dev,			\
 			     struct device_attribute *attr,		\
 			     const char *buf, size_t count)		\
@@ -132,6 +157,12 @@ UIOMEM_ATTR_RW(sync_size, SYNC_SIZE);
 UIOMEM_ATTR_RW(sync_direction, SYNC_DIRECTION);
 UIOMEM_ATTR_RW(sync_for_cpu, SYNC_FOR_CPU);
 UIOMEM_ATTR_RW(sync_for_device, SYNC_FOR_DEVICE);
+
+static ssize_t sync_owner_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	return uiomem_attr_show(dev, buf, UIOMEM_ATTR_SYNC_OWNER);
+}
 static DEVICE_ATTR_RO(sync_owner);
 
 static struct attribute *uiomem_attrs[] = {

@@ -79,7 +79,7 @@ extern u32 uiomem_cache_line;
 struct uiomem {
 	struct device dev;
 	struct cdev cdev;
-	struct mutex lock;
+	struct mutex lock;	/* the fields below @lock in this list */
 	bool dead;
 	phys_addr_t phys;
 	size_t size;

@@ -27,9 +27,8 @@
 #define UIOMEM_QUERY_SHAREABLE		(1U << 0) /* region may overlap others */
 #define UIOMEM_QUERY_SYNC_ALWAYS	(1U << 1) /* sync_mode bit 2 is set */
 #define UIOMEM_QUERY_O_SYNC		(1U << 2) /* this file was opened O_SYNC */
-#define UIOMEM_QUERY_NO_CACHE_OPS	(1U << 3) /* CPU has no usable cache
-						   * maintenance: cached maps are
-						   * refused (see map_type) */
+/* The CPU has no usable cache maintenance: mappings are never cached. */
+#define UIOMEM_QUERY_NO_CACHE_OPS	(1U << 3)
 
 /**
  * struct uiomem_query - what a region is and how this file maps it
