@@ -442,6 +442,9 @@ static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
 		if (t->class == BENCH_ANON) {
 			map = mmap(NULL, size, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			/* 4 KiB pages, like the reference and the drivers. */
+			if (map != MAP_FAILED)
+				madvise((void *)map, size, MADV_NOHUGEPAGE);
 		} else {
 			fd = open(t->dev_path, O_RDWR | O_CLOEXEC);
 			if (fd < 0) {

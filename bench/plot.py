@@ -30,6 +30,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import matplotlib.ticker
+from matplotlib.lines import Line2D
 
 TESTS = ["mmap_write", "mmap_read", "file_write", "file_read"]
 TITLES = {"mmap_write": "mmap write", "mmap_read": "mmap read",
@@ -123,18 +124,23 @@ def plot_throughput(recs, out, head, emulated, ratio):
     width = 0.8 / len(MODES)
     for ax, test in zip(axes.flat, TESTS):
         for k, mode in enumerate(MODES):
-            xs, ys = [], []
+            xs, ys, lo, hi = [], [], [], []
             for i, name in enumerate(names):
                 rec = table.get((name, test, mode))
-                if rec is None or rec["median"] is None:
+                if rec is None or not rec["median"]:
                     continue
                 value = rec["ratio"] if ratio else rec["median"]
                 if value is None:
                     continue
                 xs.append(i + (k - (len(MODES) - 1) / 2) * width)
                 ys.append(value)
+                # The spread of the runs, min to max, scaled like the bar.
+                lo.append(value * (1 - (rec["min"] or 0) / rec["median"]))
+                hi.append(value * ((rec["max"] or 0) / rec["median"] - 1))
             if xs:
-                ax.bar(xs, ys, width, label=MODE_LABEL[mode], color=MODE_COLOR[mode])
+                ax.bar(xs, ys, width, label=MODE_LABEL[mode], color=MODE_COLOR[mode],
+                       yerr=[lo, hi], error_kw={"elinewidth": 0.8, "capsize": 2,
+                                                "ecolor": "#444444"})
         if ratio:
             ax.axhline(1.0, color="black", linestyle="--", linewidth=1,
                        label="anonymous memory (limit) = 1")
@@ -157,6 +163,9 @@ def plot_throughput(recs, out, head, emulated, ratio):
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
+    handles.append(Line2D([], [], color="#444444", marker="|", linestyle="none",
+                          markersize=10))
+    labels.append("min..max of the runs")
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     name = "throughput-ratio.png" if ratio else "throughput-mbs.png"
     return save(fig, out, name, head, emulated)
@@ -195,7 +204,8 @@ def plot_sync(recs, out, head, emulated):
     syncs = [r for r in recs if r["type"] == "sync" and r["offset"] == 0]
     if not syncs:
         return None
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(15, 5.6), constrained_layout=True,
+                                  gridspec_kw={"width_ratios": [1.25, 1]})
     series = {}
     for r in syncs:
         series.setdefault((r["target"], r["method"], r["direction"]), []).append(r)
@@ -207,7 +217,7 @@ def plot_sync(recs, out, head, emulated):
         color = colors.setdefault(target, f"C{len(colors) % 10}")
         ax.plot([r["size"] for r in rs], [r["median"] for r in rs],
                 linestyle=styles[direction], marker=markers.get(method, "x"),
-                color=color, label=f"{target} {method} {direction}")
+                color=color)
         if method in ("ioctl", "sysfs") and direction == "for_cpu" and \
                 (method == "ioctl" or not any(k[0] == target and k[1] == "ioctl"
                                               for k in series)):
@@ -223,17 +233,21 @@ def plot_sync(recs, out, head, emulated):
     ax.xaxis.set_major_formatter(size_fmt)
     ax.set_xlabel("synced size (log scale)")
     ax.set_ylabel("time per sync call (us, log scale)")
-    ax.set_title("sync cost against size (solid: for_cpu, dashed: for_device;\n"
-                 "o ioctl = 1 syscall, s sysfs = 3, ^ 4 sysfs attributes = 12)", fontsize=9)
+    ax.set_title("time per sync against synced size", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
+    # One legend entry per buffer (colour), method (marker) and direction (line).
+    keys = [Line2D([], [], color=c, linewidth=3, label=t) for t, c in colors.items()]
+    keys += [Line2D([], [], color="grey", marker=m, linestyle="none",
+                    label=f"{k} ({ {'ioctl': 1, 'sysfs': 3}.get(k, 12)} syscalls)")
+             for k, m in markers.items()]
+    keys += [Line2D([], [], color="grey", linestyle=ls, label=d) for d, ls in styles.items()]
+    keys.append(Line2D([], [], color="grey", marker="*", markersize=10, linestyle="none",
+                       label="4 KiB sync in the middle of the buffer"))
+    ax.legend(handles=keys, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     small = [r for r in recs if r["type"] == "sync" and r["offset"] != 0]
     for r in small:
         ax.plot([r["size"]], [r["median"]], marker="*", markersize=12,
                 color=colors.get(r["target"], "black"), linestyle="none")
-    if small:
-        ax.annotate("*: 4 KiB sync in the middle of the buffer", xy=(0.02, 0.95),
-                    xycoords="axes fraction", fontsize=8, va="top")
     ax2.set_xscale("log", base=2)
     ax2.set_yscale("log")
     ax2.xaxis.set_major_formatter(size_fmt)
@@ -253,10 +267,11 @@ def plot_touch(recs, out, head, emulated):
     touches = [r for r in recs if r["type"] == "touch"]
     if not touches:
         return None
+    # The anonymous reference has one record pair per size.
     names = []
     for r in touches:
-        if r["target"] not in names:
-            names.append(r["target"])
+        if (r["target"], r["size"]) not in names:
+            names.append((r["target"], r["size"]))
     fig, ax = plt.subplots(figsize=(max(10, 1.3 * len(names) + 3), 5.2),
                            constrained_layout=True)
     width = 0.38
@@ -264,7 +279,7 @@ def plot_touch(recs, out, head, emulated):
     top = 1
     for k, access in enumerate(("read", "write")):
         for i, name in enumerate(names):
-            r = next((x for x in touches if x["target"] == name
+            r = next((x for x in touches if (x["target"], x["size"]) == name
                       and x.get("access", "read") == access), None)
             if r is None:
                 continue
@@ -281,9 +296,8 @@ def plot_touch(recs, out, head, emulated):
     ax.axhline(16, color="green", linestyle="--", linewidth=1, label="goal: <= 16 faults")
     ax.set_yscale("log")
     ax.set_ylim(0.4, top * 4)
-    sizes = {r["target"]: human_size(r["size"]) for r in touches}
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels([f"{n}\n{sizes[n]}" for n in names], fontsize=8)
+    ax.set_xticklabels([f"{n}\n{human_size(size)}" for n, size in names], fontsize=8)
     ax.set_xlabel("fresh mapping (anon: anonymous memory, faulted on demand, for scale)")
     ax.set_ylabel("minor page faults (log scale; 0 drawn at 0.5)")
     ax.set_title("page faults to touch a fresh mapping once", fontsize=10)
