@@ -115,6 +115,7 @@ def bw_table(recs):
 def plot_throughput(recs, out, head, emulated, ratio):
     names = targets_of(recs)
     table = bw_table(recs)
+    sizes = {r["target"]: r["test_size"] for r in recs if r["type"] == "target"}
     anon = {r["size"]: {} for r in recs if r["type"] == "bw" and r["target"] == "anon"}
     for r in recs:
         if r["type"] == "bw" and r["target"] == "anon":
@@ -146,10 +147,14 @@ def plot_throughput(recs, out, head, emulated, ratio):
                        label="anonymous memory (limit) = 1")
             ax.set_ylabel("throughput / anonymous memory (ratio)")
         else:
-            limits = sorted({v.get(test.replace("file", "mmap")) for v in anon.values()} - {None})
-            for n, lim in enumerate(limits):
-                ax.axhline(lim, color="black", linestyle="--", linewidth=1,
-                           label="anonymous memory (limit)" if n == 0 else None)
+            # Each buffer's own limit: anonymous memory of its size.
+            for i, name in enumerate(names):
+                lim = anon.get(sizes.get(name), {}).get(test.replace("file", "mmap"))
+                if lim:
+                    ax.plot([i - 0.45, i + 0.45], [lim, lim], color="black",
+                            linestyle="--", linewidth=1.2,
+                            label="anonymous memory of the same size (limit)"
+                            if i == 0 else None)
             ax.set_ylabel("throughput (MB/s)")
         ax.set_title(TITLES[test] + (" (limit: anonymous-memory copy)" if "file" in test else ""),
                      fontsize=10)
