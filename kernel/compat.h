@@ -14,7 +14,7 @@
 #include <linux/version.h>
 
 /* True when building for a kernel older than a.b.c. */
-#define UDMEM_KERNEL_BEFORE(a, b, c)	(LINUX_VERSION_CODE < KERNEL_VERSION(a, b, c))
+#define UDMEM_KERNEL_BEFORE(a, b, c)	(KERNEL_VERSION(a, b, c) > LINUX_VERSION_CODE)
 
 /* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
 #if UDMEM_KERNEL_BEFORE(6, 3, 0)
