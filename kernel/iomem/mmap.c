@@ -35,6 +35,17 @@ u32 uiomem_map_type(const struct uiomem *um, bool o_sync)
 	return type;
 }
 
+/*
+ * The protection with the PTEs' dirty and young bits already set: CPUs
+ * without hardware dirty tracking (Cortex-A53, A9, U54) would otherwise take
+ * a fault on the first write to every page.  Nothing tracks dirtiness here;
+ * a read-only mapping stays read-only.
+ */
+static pgprot_t uiomem_prot_dirty(pgprot_t prot)
+{
+	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
+}
+
 /* Pages are all mapped at mmap() time: a fault is an access after removal. */
 static vm_fault_t uiomem_vm_fault(struct vm_fault *vmf)
 {
@@ -52,8 +63,11 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma)
 	pgprot_t prot = vma->vm_page_prot;
 	int ret;
 
-	/* A private copy-on-write mapping of device memory makes no sense. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * A private copy-on-write mapping of device memory makes no sense.
+	 * (A shared mapping of a read-only file has VM_MAYSHARE only.)
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_pgoff >= npages || vma_pages(vma) > npages - vma->vm_pgoff)
 		return -ENXIO;
@@ -78,6 +92,7 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma)
 	default:
 		break;
 	}
+	prot = uiomem_prot_dirty(prot);
 	vma->vm_page_prot = prot;
 	vma->vm_ops = &uiomem_vm_ops;
 	vma->vm_private_data = um;

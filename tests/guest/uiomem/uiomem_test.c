@@ -7,6 +7,8 @@
  * above it.  $UIOMEM_EXPECT_LINE, when set, is the cache line size the query
  * must report.
  */
+#include <sys/resource.h>
+
 #include "harness.h"
 #include "uiomem_util.h"
 
@@ -224,6 +226,57 @@ TEST(mmap_private_is_einval)
 
 	EXPECT_TRUE(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED);
 	EXPECT_EQ(errno, EINVAL);
+}
+
+static void write_byte(void *arg)
+{
+	*(volatile uint8_t *)arg = 1;
+}
+
+TEST(mmap_shared_of_readonly_file_reads_and_refuses_writes)
+{
+	size_t size;
+	int fd = open_region(O_RDONLY, &size);
+	long pg = sysconf(_SC_PAGESIZE);
+	volatile uint8_t *p;
+
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	(void)p[0];
+	EXPECT_EQ(udmem_test_signal_of(write_byte, (void *)p), SIGSEGV);
+	EXPECT_TRUE(mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH) == MAP_FAILED);
+	EXPECT_EQ(errno, EACCES);
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* All pages are mapped, young and dirty at mmap(): touching them never faults. */
+TEST(mmap_first_touch_takes_no_fault)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	long pg = sysconf(_SC_PAGESIZE), before, reads, writes;
+	volatile uint8_t *p;
+	int i;
+
+	p = mmap(NULL, 16 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	before = minor_faults();
+	for (i = 0; i < 16; i++)
+		(void)p[i * pg];
+	reads = minor_faults() - before;
+	before = minor_faults();
+	for (i = 0; i < 16; i++)
+		p[i * pg] = (uint8_t)i;
+	writes = minor_faults() - before;
+	EXPECT_EQ(reads, 0);
+	EXPECT_EQ(writes, 0);
 }
 
 TEST(mmap_past_end_is_enxio)
