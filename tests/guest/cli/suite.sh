@@ -217,6 +217,29 @@ else
 	tap_skip region-commands "uiomem is not loaded"
 fi
 
+# A session for the documentation (docs/cli.md), as TAP comment lines.
+ct_show() {
+	echo "# \$ $*"
+	"$@" 2>&1 | sed 's/^/#   /'
+}
+if [ -e /dev/u-dma-buf-mgr ] && [ -n "$ct_edu" ]; then
+	echo "# ---- session begin"
+	ct_show udmem list
+	ct_show udmem create demo 8K
+	ct_show udmem info demo
+	ct_show udmem load demo $CT/pattern
+	dma=$(udmem info demo | sed -n 's/^dma_addr: *//p')
+	echo "# \$ (the edu device copies 2 KiB from $dma to its memory, then to $dma + 4 KiB)"
+	ct_dma "$dma" 0x40000 1 && ct_dma 0x40000 $((dma + 4096)) 3
+	ct_show udmem sync demo --for cpu --offset 4K --size 2K --dir from-device
+	ct_show udmem save demo $CT/back --offset 4K --length 2K
+	ct_show sh -c "cmp $CT/pattern $CT/back && echo identical"
+	ct_show udmem dump demo --offset 4K --length 48
+	ct_show udmem delete demo
+	ct_show udmem info demo
+	echo "# ---- session end"
+fi
+
 rm -rf $CT
 for m in $ct_loaded; do
 	udmem_rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"

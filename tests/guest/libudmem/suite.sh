@@ -47,7 +47,12 @@ lu_edu=$(udmem_pci_dev 0x1234 0x11e8)
 if [ -z "$lu_edu" ] || [ ! -e /dev/udmabuf0 ]; then
 	tap_skip example-edu-round-trip "no edu device or no udmabuf0"
 else
-	tap_check example-edu-round-trip example-edu udmabuf0 "${lu_edu##*/}"
+	if lu_out=$(example-edu udmabuf0 "${lu_edu##*/}" 2>&1); then
+		tap_ok example-edu-round-trip
+	else
+		tap_fail example-edu-round-trip "$(echo "$lu_out" | tail -n 2 | tr '\n' ' ')"
+	fi
+	echo "$lu_out" | sed 's/^/# example-edu: /'
 fi
 
 for m in $lu_loaded; do
