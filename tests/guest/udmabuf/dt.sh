@@ -57,9 +57,9 @@ for b in udmabuf-fabric-low:2097152:1 udmabuf-fabric-high:2097152:1 \
 	[ "$UDMEM_ARCH" = riscv64 ] && _coh=1
 	tap_eq "dt/seed-$_n" "$_size $_coh" "$(ut_attr $_n size) $(ut_attr $_n dma_coherent)"
 done
-ut_in_pool dt/seed-ddr-c0-in-its-pool udmabuf-ddr-c0 0x10000000 0x02400000
-ut_in_pool dt/seed-ddr-nc0-in-its-pool udmabuf-ddr-nc0 0x12800000 0x02000000
-ut_in_pool dt/seed-ddr-nc-wcb0-in-its-pool udmabuf-ddr-nc-wcb0 0x14800000 0x02000000
+ut_in_pool dt/seed-ddr-c0-in-its-pool udmabuf-ddr-c0 0x10000000 0x03000000
+ut_in_pool dt/seed-ddr-nc0-in-its-pool udmabuf-ddr-nc0 0x13000000 0x02000000
+ut_in_pool dt/seed-ddr-nc-wcb0-in-its-pool udmabuf-ddr-nc-wcb0 0x15000000 0x02000000
 ut_prog UDMABUF_MASK=32 seed-fabric-low udmabuf-fabric-low udmabuf-ioctl get_dev_info
 ut_prog UDMABUF_MASK=40 seed-fabric-high udmabuf-fabric-high udmabuf-ioctl get_dev_info
 ut_prog UDMABUF_MASK=40 seed-soc-high udmabuf-soc-high udmabuf-ioctl get_dev_info
@@ -100,7 +100,7 @@ if [ "$UDMEM_ARCH" = riscv64 ]; then
 	tap_skip dt/memory-region-cma "the riscv64 kernel has CONFIG_CMA=n"
 else
 	ut_attr_eq dt/dma-noncoherent udmabuf-dt-noncoherent dma_coherent 0
-	ut_in_pool dt/noncoherent-in-no-map-pool udmabuf-dt-noncoherent 0x16800000 0x00100000
+	ut_in_pool dt/noncoherent-in-no-map-pool udmabuf-dt-noncoherent 0x17000000 0x00100000
 	ut_in_pool dt/memory-region-cma udmabuf-dt-cma 0x20000000 0x04000000
 	# sync and data on a non-coherent buffer in memory the kernel never mapped
 	ut_prog nomap-nc udmabuf-dt-noncoherent udmabuf-sysfs sync

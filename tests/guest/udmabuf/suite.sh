@@ -293,6 +293,17 @@ else
 	done
 fi
 
+# Values that are not numbers
+for v in "udmabuf0=abc" "udmabuf0=0x" "udmabuf0=-1" "dma_mask_bit=x" "info_enable=1k"; do
+	ut_load "$v"
+	if ut_loaded; then
+		tap_fail "param/bad-value-einval($v)" "insmod succeeded"
+		ut_unload
+	else
+		tap_eq "param/bad-value-einval($v)" "errno EINVAL" "$(echo "$ut_load_out" | cut -d' ' -f1-2)"
+	fi
+done
+
 # Sizes the guest cannot hold: insmod loads, the buffer is missing (never
 # truncated), the others are made, and the allocator does not splat.
 if [ "$UT_64BIT" = 1 ]; then

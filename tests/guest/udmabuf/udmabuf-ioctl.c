@@ -75,6 +75,13 @@ TEST(get_drv_info_version_2_and_string)
 	memset(&info, 0xa5, sizeof(info));
 	ASSERT_OK(ioctl(fd, UT_GET_DRV_INFO, &info));
 	EXPECT_EQ(UT_DRV_IOCTL_VERSION(info.flags), 2);
+	/* in-kernel functions (the manager uses them), quirk mmap, page mode */
+	EXPECT_EQ(UT_FIELD(info.flags, 8, 1), 1);
+	EXPECT_EQ(UT_FIELD(info.flags, 16, 1), 1);
+	EXPECT_EQ(UT_FIELD(info.flags, 17, 1), 1);
+	/* of_dma_configure / of_reserved_mem: exactly on device-tree kernels */
+	EXPECT_EQ(UT_FIELD(info.flags, 12, 1), access("/proc/device-tree", F_OK) == 0);
+	EXPECT_EQ(UT_FIELD(info.flags, 13, 1), access("/proc/device-tree", F_OK) == 0);
 	UDMEM_CHECK(memchr(info.version, '\0', sizeof(info.version)) != NULL, 1,
 		    "drv_info.version is not NUL-terminated");
 	ASSERT_EQ(ut_attr_read(ut_dev(), "driver_version", ver, sizeof(ver)), 0);
