@@ -26,6 +26,7 @@ block[k] = (7k + 13 seed + k / 16) mod 256, as in tests/guest/uiomem.
 
 Prints nothing and exits 0 if the guest never writes the magic.
 """
+
 import argparse
 import mmap
 import os
@@ -48,7 +49,7 @@ def pattern(seed: int, offset: int, length: int) -> bytes:
     b = block(seed)
     start = offset % PERIOD
     reps = (start + length) // PERIOD + 1
-    return (b * reps)[start:start + length]
+    return (b * reps)[start : start + length]
 
 
 class Peer:
@@ -84,21 +85,28 @@ class Peer:
             self.stop = True
         elif cmd not in (CMD_FILL, CMD_CHECK) or not in_range:
             status = 2
-            self.tap(False, name, f"bad request cmd {cmd} offset {offset:#x} length {length:#x}")
+            self.tap(
+                False,
+                name,
+                f"bad request cmd {cmd} offset {offset:#x} length {length:#x}",
+            )
         elif cmd == CMD_FILL:
-            self.mem[offset:offset + length] = pattern(seed, offset, length)
+            self.mem[offset : offset + length] = pattern(seed, offset, length)
             self.tap(True, f"fill-{name}")
         else:
             want = pattern(seed, offset, length)
-            got = bytes(self.mem[offset:offset + length])
+            got = bytes(self.mem[offset : offset + length])
             if got == want:
                 self.tap(True, f"check-{name}")
             else:
                 status = 1
                 i = next(k for k in range(length) if got[k] != want[k])
                 detail = offset + i
-                self.tap(False, f"check-{name}",
-                         f"first mismatch at {detail:#x}: got {got[i]:#04x} want {want[i]:#04x}")
+                self.tap(
+                    False,
+                    f"check-{name}",
+                    f"first mismatch at {detail:#x}: got {got[i]:#04x} want {want[i]:#04x}",
+                )
         struct.pack_into("<IIQ", self.mem, 0x28, status, 0, detail)
         struct.pack_into("<I", self.mem, 0x0C, req)
 
