@@ -126,13 +126,8 @@ static int udmabuf_export_end_cpu(struct dma_buf *dmabuf, enum dma_data_directio
 static int udmabuf_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
-	struct udmabuf *buf = exp->view.buf;
-	int ret;
 
-	mutex_lock(&buf->lock);
-	ret = udmabuf_mmap_range(&exp->view, vma, exp->force_sync);
-	mutex_unlock(&buf->lock);
-	return ret;
+	return udmabuf_mmap_range(&exp->view, vma, exp->force_sync);
 }
 
 static int udmabuf_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)

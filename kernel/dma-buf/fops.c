@@ -42,40 +42,56 @@ static size_t udmabuf_rw_len(const struct udmabuf *buf, loff_t pos, size_t count
 	return min_t(u64, count, buf->size - pos);
 }
 
+/*
+ * Sync the range before a copy, under the lock.  The copy itself runs
+ * without the lock: it may fault on a user page, and mmap() (which holds
+ * mmap_lock) must never wait for a lock held across a fault.  The file's
+ * reference keeps the memory.
+ */
+static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t pos,
+				size_t count, u32 dir, bool *sync)
+{
+	ssize_t len;
+
+	if (mutex_lock_interruptible(&buf->lock))
+		return -ERESTARTSYS;
+	if (buf->detached) {
+		len = -ENODEV;
+	} else {
+		len = udmabuf_rw_len(buf, pos, count);
+		*sync = len && udmabuf_file_sync(buf, file);
+		if (*sync)
+			udmabuf_sync_range(buf, false, pos, len, dir);
+	}
+	mutex_unlock(&buf->lock);
+	return len;
+}
+
+static void udmabuf_rw_end(struct udmabuf *buf, loff_t pos, size_t len, u32 dir)
+{
+	mutex_lock(&buf->lock);
+	udmabuf_sync_range(buf, true, pos, len, dir);
+	mutex_unlock(&buf->lock);
+}
+
 static ssize_t udmabuf_read(struct file *file, char __user *ubuf, size_t count,
 			    loff_t *ppos)
 {
 	struct udmabuf *buf = file->private_data;
 	loff_t pos = *ppos;
-	bool sync;
-	size_t len;
-	ssize_t ret;
+	bool sync = false;
+	ssize_t len;
 
-	if (mutex_lock_interruptible(&buf->lock))
-		return -ERESTARTSYS;
-	if (buf->detached) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
-	len = udmabuf_rw_len(buf, pos, count);
-	if (!len) {
-		ret = 0;
-		goto out_unlock;
-	}
-	sync = udmabuf_file_sync(buf, file);
-	if (sync)
-		udmabuf_sync_range(buf, false, pos, len, UDMEM_SYNC_FROM_DEVICE);
-	if (copy_to_user(ubuf, buf->virt + pos, len)) {
-		ret = -EFAULT;
-	} else {
+	len = udmabuf_rw_begin(buf, file, pos, count, UDMEM_SYNC_FROM_DEVICE, &sync);
+	if (len <= 0)
+		return len;
+	if (copy_to_user(ubuf, buf->virt + pos, len))
+		len = -EFAULT;
+	else
 		*ppos = pos + len;
-		ret = len;
-	}
 	if (sync)
-		udmabuf_sync_range(buf, true, pos, len, UDMEM_SYNC_FROM_DEVICE);
-out_unlock:
-	mutex_unlock(&buf->lock);
-	return ret;
+		udmabuf_rw_end(buf, pos, len < 0 ? 0 : len, UDMEM_SYNC_FROM_DEVICE);
+	return len;
 }
 
 static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
@@ -83,38 +99,25 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 {
 	struct udmabuf *buf = file->private_data;
 	loff_t pos = *ppos;
-	bool sync;
-	size_t len;
-	ssize_t ret;
+	bool sync = false;
+	ssize_t len;
 
 	if (!count)
 		return 0;
-	if (mutex_lock_interruptible(&buf->lock))
-		return -ERESTARTSYS;
-	if (buf->detached) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
-	len = udmabuf_rw_len(buf, pos, count);
-	if (!len) {
-		/* Nothing fits: a full device, not a silent 0. */
-		ret = -ENOSPC;
-		goto out_unlock;
-	}
-	sync = udmabuf_file_sync(buf, file);
-	if (sync)
-		udmabuf_sync_range(buf, false, pos, len, UDMEM_SYNC_TO_DEVICE);
+	len = udmabuf_rw_begin(buf, file, pos, count, UDMEM_SYNC_TO_DEVICE, &sync);
+	if (len < 0)
+		return len;
+	if (!len)
+		return -ENOSPC;		/* nothing fits: a full device, not a silent 0 */
 	if (copy_from_user(buf->virt + pos, ubuf, len)) {
-		ret = -EFAULT;
-	} else {
-		*ppos = pos + len;
-		ret = len;
+		if (sync)
+			udmabuf_rw_end(buf, pos, 0, UDMEM_SYNC_TO_DEVICE);
+		return -EFAULT;
 	}
+	*ppos = pos + len;
 	if (sync)
-		udmabuf_sync_range(buf, true, pos, len, UDMEM_SYNC_TO_DEVICE);
-out_unlock:
-	mutex_unlock(&buf->lock);
-	return ret;
+		udmabuf_rw_end(buf, pos, len, UDMEM_SYNC_TO_DEVICE);
+	return len;
 }
 
 static loff_t udmabuf_llseek(struct file *file, loff_t offset, int whence)
@@ -144,13 +147,11 @@ static loff_t udmabuf_llseek(struct file *file, loff_t offset, int whence)
 static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct udmabuf *buf = file->private_data;
-	int ret;
 
-	mutex_lock(&buf->lock);
-	ret = buf->detached ? -ENODEV :
-	      udmabuf_mmap_range(&buf->view, vma, file->f_flags & O_SYNC);
-	mutex_unlock(&buf->lock);
-	return ret;
+	/* No buf->lock here: mmap_lock is held, and read/write fault under it. */
+	if (READ_ONCE(buf->detached))
+		return -ENODEV;
+	return udmabuf_mmap_range(&buf->view, vma, file->f_flags & O_SYNC);
 }
 
 const struct file_operations udmabuf_fops = {

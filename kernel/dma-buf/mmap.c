@@ -37,9 +37,11 @@ bool udmabuf_mmap_quirk(const struct udmabuf *buf)
 static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 				  bool force_sync)
 {
-	if (!force_sync && !(buf->sync_mode & UDMABUF_SYNC_ALWAYS))
+	u64 mode = READ_ONCE(buf->sync_mode);
+
+	if (!force_sync && !(mode & UDMABUF_SYNC_ALWAYS))
 		return prot;
-	switch (buf->sync_mode & UDMABUF_SYNC_MODE_MASK) {
+	switch (mode & UDMABUF_SYNC_MODE_MASK) {
 	case UDMABUF_SYNC_NONCACHED:
 		return pgprot_noncached(prot);
 	case UDMABUF_SYNC_WRITECOMBINE:
@@ -128,6 +130,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		return -EINVAL;
 	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
 		return -EINVAL;
+	/* sync_mode may change under us; one read decides this mapping. */
 	vma->vm_page_prot = udmabuf_prot_dirty(udmabuf_mmap_prot(buf, vma->vm_page_prot,
 								 force_sync));
 	if (buf->debug_vma & 1)

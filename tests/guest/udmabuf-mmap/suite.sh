@@ -12,6 +12,14 @@ mm_cleanup() {
 }
 
 mm_ok=1
+# A RAM block device for the O_DIRECT test, when the guest carries brd.ko.
+mm_brd=0
+for k in /udmem/modules/brd.ko /udmem/kmods/brd.ko; do
+	if [ -f "$k" ] && [ ! -e /dev/ram0 ] && insmod "$k" rd_nr=1 rd_size=4096; then
+		mm_brd=1
+		break
+	fi
+done
 # The big buffer: 32 MiB where CMA can give it, else 4 MiB (x86 has no CMA).
 if udmem_insmod u-dma-buf udmabuf0=0x2000000 info_enable=3 2>/dev/null && [ -e /dev/udmabuf0 ]; then
 	tap_ok setup-32mib
@@ -37,6 +45,7 @@ else
 	tap_fail setup-mgr "insmod u-dma-buf-mgr failed"
 fi
 mm_cleanup
+[ $mm_brd = 1 ] && rmmod brd
 if lsmod | grep -q '^u_dma_buf'; then
 	tap_fail cleanup "u-dma-buf still loaded"
 else
