@@ -75,15 +75,17 @@ def human_size(n):
     return f"{n} B"
 
 
-def header(meta):
+def header(meta, note=None):
     if not meta:
-        return "udmem bench", False
+        return "udmem bench" + (f"\n{note}" if note else ""), False
     head = (f"udmem bench on {meta['machine']} ({meta['arch']}, Linux {meta['kernel']}), "
             f"median of {meta['runs']} runs")
     if meta.get("emulated"):
         head += ("\nEMULATED (QEMU TCG, no cache model): absolute MB/s and cached/uncached/WC "
                  "differences mean nothing here;\nratios to anonymous memory (software overheads), "
                  "faults, syscalls and cache ops per sync carry over")
+    if note:
+        head += "\n" + note
     return head, bool(meta.get("emulated"))
 
 
@@ -179,7 +181,7 @@ def plot_throughput(recs, out, head, emulated, ratio):
 def plot_mmap_vs_file(recs, out, head, emulated):
     names = targets_of(recs)
     table = bw_table(recs)
-    fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.3 * len(names) + 4), 4.8),
+    fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.3 * len(names) + 4), 5.4),
                              constrained_layout=True)
     width = 0.8 / len(MODES)
     for ax, (mm, ff, what) in zip(axes, (("mmap_write", "file_write", "write"),
@@ -201,7 +203,8 @@ def plot_mmap_vs_file(recs, out, head, emulated):
         ax.set_xticks(range(len(names)))
         ax.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=7)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=5,
+               fontsize=8)
     return save(fig, out, "mmap-vs-file.png", head, emulated)
 
 
@@ -315,6 +318,7 @@ def main():
     ap = argparse.ArgumentParser(description="PNG charts of a udmem bench --json run")
     ap.add_argument("run", help="JSON lines of one run")
     ap.add_argument("--out", default=".", help="folder for the PNG files")
+    ap.add_argument("--note", help="one more header line (e.g. how guest time was counted)")
     args = ap.parse_args()
     recs = load(args.run)
     meta = next((r for r in recs if r.get("type") == "meta"), None)
@@ -322,7 +326,7 @@ def main():
         print(f"plot.py: {args.run}: no bw records", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
-    head, emulated = header(meta)
+    head, emulated = header(meta, args.note)
     written = [
         plot_throughput(recs, args.out, head, emulated, ratio=True),
         plot_throughput(recs, args.out, head, emulated, ratio=False),

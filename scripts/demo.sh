@@ -50,6 +50,12 @@ if [ ! -s "$RESULTS/bench.jsonl" ]; then
 	exit 1
 fi
 
+note=""
+if [ -n "$icount" ]; then
+	note="Guest time counted in instructions (QEMU -icount shift=0): 1 us = 1000 guest instructions, so MB/s = bytes per 1000 instructions (deterministic)"
+	echo "$note" > "$RESULTS/note.txt"
+	echo "$note"
+fi
 cat "$RESULTS/table.txt"
 if [ -s "$RESULTS/seed000.txt" ]; then
 	echo
@@ -57,7 +63,7 @@ if [ -s "$RESULTS/seed000.txt" ]; then
 	grep -E '^(##|mmap|file)' "$RESULTS/seed000.txt" || true
 fi
 
-python3 bench/plot.py "$RESULTS/bench.jsonl" --out "$RESULTS" > /dev/null
+python3 bench/plot.py "$RESULTS/bench.jsonl" --out "$RESULTS" ${note:+--note "$note"} > /dev/null
 echo
 grep -E '^(ok|not ok)' "$RESULTS/tap.txt" | sed 's/^/guest: /' || true
 echo
