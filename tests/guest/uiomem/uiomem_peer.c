@@ -11,6 +11,7 @@
 #include "uiomem_util.h"
 
 #define MBOX_MAGIC	0x4D4F4955u
+#define MBOX_VERSION	0x1F2E3D01u
 #define CMD_FILL	1
 #define CMD_CHECK	2
 #define CMD_BYE		3
@@ -57,9 +58,12 @@ static int mbox_call(struct region *r, uint32_t cmd, uint32_t seed,
 	int i;
 
 	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0, 4096));
-	seq = m->req_seq + 1;
+	/* Nothing is pending (req == ack) while the request is written. */
+	seq = m->ack_seq + 1;
+	m->req_seq = seq - 1;
+	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 64));
 	m->magic = MBOX_MAGIC;
-	m->version = 1;
+	m->version = MBOX_VERSION;
 	m->cmd = cmd;
 	m->seed = seed;
 	m->offset = off;

@@ -6,7 +6,8 @@ The guest maps the BAR through uiomem and talks to this process through a
 mailbox in the first 256 bytes of the shared file (little-endian):
 
   0x00 u32 magic     guest: MAGIC once it starts talking
-  0x04 u32 version   guest: 1
+  0x04 u32 version   guest: VERSION (an unlikely value, so that other
+                     programs writing "UIOM..." text there are ignored)
   0x08 u32 req_seq   guest: incremented after a request is complete
   0x0c u32 ack_seq   host: set to req_seq once the request is done
   0x10 u32 cmd       guest: FILL, CHECK or BYE
@@ -36,6 +37,7 @@ import sys
 import time
 
 MAGIC = 0x4D4F4955  # "UIOM"
+VERSION = 0x1F2E3D01
 CMD_FILL, CMD_CHECK, CMD_BYE = 1, 2, 3
 PERIOD = 4093
 HEADER_SIZE = 0x1000
@@ -112,7 +114,7 @@ class Peer:
 
     def run(self) -> int:
         while not self.stop:
-            if self.u32(0x00) == MAGIC:
+            if self.u32(0x00) == MAGIC and self.u32(0x04) == VERSION:
                 req = self.u32(0x08)
                 if req != self.u32(0x0C):
                     self.serve(req)
