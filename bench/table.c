@@ -268,7 +268,8 @@ static const struct bench_rec *bench_match(const struct bench_run *run,
 		    !strcmp(r->direction, like->direction) &&
 		    r->size == like->size && r->offset == like->offset)
 			return r;
-		if (!strcmp(r->type, "touch") && !strcmp(r->access, like->access))
+		if (!strcmp(r->type, "touch") && !strcmp(r->access, like->access) &&
+		    (strcmp(r->target, "anon") || r->size == like->size))
 			return r;
 	}
 	return NULL;
