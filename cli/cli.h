@@ -9,6 +9,9 @@
 
 #include "udmem.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define CLI_PRINTF(a, b)	__attribute__((format(printf, a, b)))
+
 /* Exit codes (documented in udmem(1)). */
 #define CLI_EXIT_OK		0
 #define CLI_EXIT_FAIL		1	/* the operation failed */
@@ -30,8 +33,7 @@ struct cli_opt {
 
 void cli_error(const char *name, const char *what, int err);
 void cli_open_error(const char *name, int err);
-void cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_parse_size(const char *text, uint64_t *val);
 int cli_parse_args(const char *cmd, int argc, char **argv,
 		   struct cli_opt *opts, int nopts, char **pos, int npos_max,

@@ -95,11 +95,12 @@ static void cli_facts_get(struct cli_dev *dev, struct cli_facts *f)
 
 static void cli_facts_json(const struct cli_facts *f, const char *indent)
 {
-	printf("%s{\"name\": \"%s\", \"kind\": \"%s\", \"device\": \"/dev/%s\", "
-	       "\"size\": %" PRIu64 ", \"phys_addr\": \"0x%" PRIx64 "\", "
-	       "\"dma_addr\": \"0x%" PRIx64 "\", \"coherent\": %s",
-	       indent, f->name, f->kind, f->name, f->size, f->phys_addr,
-	       f->dma_addr, f->coherent > 0 ? "true" : "false");
+	printf("%s{\"name\": \"%s\", \"kind\": \"%s\", \"device\": \"/dev/%s\"",
+	       indent, f->name, f->kind, f->name);
+	printf(", \"size\": %" PRIu64, f->size);
+	printf(", \"phys_addr\": \"0x%" PRIx64 "\"", f->phys_addr);
+	printf(", \"dma_addr\": \"0x%" PRIx64 "\"", f->dma_addr);
+	printf(", \"coherent\": %s", f->coherent > 0 ? "true" : "false");
 	if (f->dma_mask_bits >= 0)
 		printf(", \"dma_mask_bits\": %d", f->dma_mask_bits);
 	if (f->mmap_mode >= 0 && f->mmap_mode <= UDMEM_MMAP_PAGE)
@@ -132,7 +133,7 @@ int cli_cmd_list(int argc, char **argv)
 		fputs(cli_list_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	json = opts[0].value != NULL;
+	json = !!opts[0].value;
 	ret = udmem_buffer_list(&bufs);
 	if (ret < 0) {
 		cli_error(NULL, "listing /sys/class/u-dma-buf", ret);
@@ -375,8 +376,8 @@ int cli_cmd_sync(int argc, char **argv)
 	if (opts[3].value) {
 		dir = cli_lookup(cli_dir_names, 3, opts[3].value);
 		if (dir < 0) {
-			cli_usage_error("sync", "bad --dir '%s' (bidirectional, to-device, from-device)",
-					opts[3].value);
+			cli_usage_error("sync", "bad --dir '%s' (%s, %s, %s)", opts[3].value,
+					cli_dir_names[0], cli_dir_names[1], cli_dir_names[2]);
 			return CLI_EXIT_USAGE;
 		}
 	}

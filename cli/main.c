@@ -36,7 +36,7 @@ static void cli_main_usage(FILE *f)
 
 	fprintf(f, "Usage: udmem [--version] [--help] COMMAND [ARGS]\n\n"
 		"Commands:\n");
-	for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cli_cmds); i++)
 		fprintf(f, "  %-8s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
 	fprintf(f, "\n'udmem COMMAND --help' describes a command.\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n");
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 		printf("udmem %s\n", udmem_api_version());
 		return CLI_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cli_cmds); i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))
 			return cli_cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "udmem: unknown command '%s'\n", argv[1]);
