@@ -75,7 +75,7 @@ for t in x86_64 arm64; do
 	rm -rf "$tmp"
 done
 
-pyfiles=$(git ls-files '*.py' 2>/dev/null)
+pyfiles="$(git ls-files '*.py' 2>/dev/null) tests/qemu/udmem-qemu"
 if [ -z "$pyfiles" ]; then
 	skipped ruff "no Python sources"
 elif ! command -v ruff >/dev/null 2>&1; then
