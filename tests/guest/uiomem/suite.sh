@@ -9,9 +9,12 @@ um_loaded() { grep -q '^uiomem ' /proc/modules; }
 um_unload() { um_loaded && udmem_rmmod uiomem; }
 # um_major: the character major of uiomem in /proc/devices (empty if none).
 um_major() { awk '$2 == "uiomem" { print $1 }' /proc/devices; }
-# um_log_has NAME TEXT: a check that the kernel log holds TEXT.
+# um_log_mark: later um_log_has calls look only at kernel messages after this.
+# (The log is not cleared: the harness scans all of it after the suite.)
+um_log_mark() { _um_mark=$(dmesg | wc -l); }
+# um_log_has NAME TEXT: a check that the kernel log holds TEXT since the mark.
 um_log_has() {
-	if dmesg | grep -qF -- "$2"; then
+	if dmesg | tail -n +$((_um_mark + 1)) | grep -qF -- "$2"; then
 		tap_ok "$1"
 	else
 		tap_fail "$1" "kernel log lacks '$2'"
@@ -61,7 +64,7 @@ esac
 export UIOMEM_EXPECT_LINE
 
 # --- 1. load and unload with nothing to map
-dmesg -c > /dev/null
+um_log_mark
 devices_before=$(wc -l < /proc/devices)
 if udmem_insmod uiomem info_enable=1; then
 	tap_ok load-module
@@ -84,7 +87,7 @@ else
 	set -- $BAR
 	bar_start=$1 bar_size=$2
 	echo "# ivshmem BAR 2 at $bar_start size $bar_size"
-	dmesg -c > /dev/null
+	um_log_mark
 	if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size"; then
 		tap_check param-region-node test -c /dev/uiomem0
 		tap_eq param-region-size "$((bar_size))" "$(um_attr uiomem0 size)"
@@ -129,7 +132,7 @@ else
 	else
 		wrap=0xfffffffffffff000
 	fi
-	dmesg -c > /dev/null
+	um_log_mark
 	if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size" \
 		uiomem1_addr="$ram" uiomem1_size=0x10000 \
 		uiomem2_addr="$wrap" uiomem2_size=0x2000 \
@@ -159,7 +162,7 @@ if [ "$UDMEM_HAS_DT" != 1 ]; then
 elif [ ! -d /proc/device-tree/uiomem-nomap ]; then
 	tap_fail dt-regions "/proc/device-tree/uiomem-nomap missing: 20-uiomem.dtsi not merged"
 else
-	dmesg -c > /dev/null
+	um_log_mark
 	udmem_insmod uiomem
 	tap_check dt-memory-region-no-map-node test -c /dev/uiomem-nomap
 	tap_eq dt-memory-region-size 1048576 "$(um_attr uiomem-nomap size)"
@@ -203,6 +206,8 @@ fi
 # --- 5. 100 load/unload cycles: no leaked device number
 params=
 [ -n "$BAR" ] && params="uiomem0_addr=$bar_start uiomem0_size=$bar_size"
+bad=$(dmesg | grep -E 'Oops|BUG:|WARNING:|Unable to handle|Call trace|Call Trace' | head -n 3 | tr '\n' ' ')
+tap_eq kernel-log-clean-before-reload "" "$bad"
 devices_before=$(wc -l < /proc/devices)
 # The bad device-tree nodes complain at every load: keep that off the console.
 console_level=$(cut -f1 /proc/sys/kernel/printk)
