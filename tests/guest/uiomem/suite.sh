@@ -119,6 +119,16 @@ else
 		echo uiomem.0 > /sys/bus/platform/drivers/uiomem/bind
 		tap_check rebind-restores-node test -c /dev/uiomem0
 		tap_eq rebind-same-minor "$(um_major):0" "$(um_attr uiomem0 dev)"
+		# Unbind and bind again, 20 times: same node, same minor each time.
+		i=0 bad=0
+		while [ $i -lt 20 ]; do
+			i=$((i + 1))
+			echo uiomem.0 > /sys/bus/platform/drivers/uiomem/unbind || bad=$((bad + 1))
+			[ -e /dev/uiomem0 ] && bad=$((bad + 1))
+			echo uiomem.0 > /sys/bus/platform/drivers/uiomem/bind || bad=$((bad + 1))
+			[ "$(um_attr uiomem0 dev)" = "$(um_major):0" ] || bad=$((bad + 1))
+		done
+		tap_eq rebind-20-times 0 "$bad"
 		tap_check unload-with-region udmem_rmmod uiomem
 		tap_check unload-releases-region sh -c "! grep -q ' : uiomem0\$' /proc/iomem"
 	else
