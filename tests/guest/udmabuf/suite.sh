@@ -166,6 +166,16 @@ if ut_load udmabuf0=0x100000 udmabuf1=65537 udmabuf2=0x2000 udmabuf3=0x3000 \
 	ut_prog UDMABUF_MASK=32 p0 udmabuf0 udmabuf-ioctl
 	ut_prog p0 udmabuf0 udmabuf-chardev
 	ut_prog p0 udmabuf0 udmabuf-export
+	# 32-bit user space on a 64-bit kernel: the compat_ioctl path
+	if [ "$UDMEM_ARCH" = arm64 ]; then
+		for p in udmabuf-ioctl udmabuf-export; do
+			if [ -x "/udmem/bin/$p-compat32" ]; then
+				ut_prog UDMABUF_MASK=32 p0-compat32 udmabuf0 "$p-compat32"
+			else
+				tap_fail "p0-compat32/$p" "the harness did not build $p-compat32"
+			fi
+		done
+	fi
 	ut_prog p1 udmabuf1 udmabuf-sysfs
 	ut_prog p1 udmabuf1 udmabuf-chardev
 	ut_prog p1 udmabuf1 udmabuf-export

@@ -4,6 +4,9 @@
  * dma-buf's size and name, mmap of the dma-buf (also O_SYNC and read-only
  * exports) and DMA_BUF_IOCTL_SYNC.
  * Reference: u-dma-buf-interface.md section 7.3.
+ *
+ * UDMEM_TEST_COMPAT32: on arm64 the harness also builds this program for
+ * AArch32 (<name>-compat32), which checks the driver's compat_ioctl.
  */
 #define _FILE_OFFSET_BITS 64
 #include <linux/dma-buf.h>

@@ -3,6 +3,9 @@
  * udmabuf-ioctl - the ten u-dma-buf ioctls: numbers and structure sizes of
  * the installed header against the reference, field semantics, and errors.
  * Reference: u-dma-buf-interface.md section 7.
+ *
+ * UDMEM_TEST_COMPAT32: on arm64 the harness also builds this program for
+ * AArch32 (<name>-compat32), which checks the driver's compat_ioctl.
  */
 #define _FILE_OFFSET_BITS 64
 #include <stddef.h>
