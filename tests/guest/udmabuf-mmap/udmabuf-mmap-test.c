@@ -407,6 +407,36 @@ TEST(copy_bandwidth_mapping_vs_anon_diag)
 		printf("# copy MB/s %s pass %d: into-mapping %.0f out-of-mapping %.0f anon-to-anon %.0f\n",
 		       name, pass, size / t_wr / 1e6, size / t_rd / 1e6, size / t_anon / 1e6);
 	}
+	{
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			uint8_t *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			madvise(c, size, k ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+			memset(c, 0x11, size);
+			t0 = now_sec();
+			memcpy(b, c, size);
+			t_rd = now_sec() - t0;
+			t0 = now_sec();
+			memcpy(b, c, size);
+			t_wr = now_sec() - t0;
+			printf("# copy MB/s fresh anon %s: first read %.0f second %.0f\n",
+			       k ? "THP" : "4K", size / t_rd / 1e6, size / t_wr / 1e6);
+			munmap(c, size);
+		}
+		t0 = now_sec();
+		memcpy(b, map, size);
+		t_rd = now_sec() - t0;
+		printf("# copy MB/s mapping again %.0f\n", size / t_rd / 1e6);
+		munmap(map, size);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		t0 = now_sec();
+		memcpy(b, map, size);
+		t_rd = now_sec() - t0;
+		printf("# copy MB/s fresh mapping read-first %.0f\n", size / t_rd / 1e6);
+	}
 	fflush(stdout);
 	EXPECT_EQ(memcmp(b, map, size), 0);
 	munmap(map, size);
