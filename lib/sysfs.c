@@ -46,7 +46,11 @@ UDMEM_API void udmem_list_free(char **names)
 	free(names);
 }
 
-/* A device name: 1..63 of [A-Za-z0-9_.-], not "." or "..". */
+/*
+ * A device name: 1..63 printable ASCII characters other than '/', ';' and
+ * space, not "." or "..".  Device-tree names such as "amba:udmabuf@0x00"
+ * pass; paths and manager command separators do not.
+ */
 int udmem_name_valid(const char *name)
 {
 	size_t i, len;
@@ -61,8 +65,7 @@ int udmem_name_valid(const char *name)
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+		if (c <= ' ' || c > '~' || c == '/' || c == ';')
 			return 0;
 	}
 	return 1;

@@ -94,7 +94,8 @@ void udmem_list_free(char **names);
 
 /**
  * @brief Open an existing buffer by its device name.
- * @param name  Device name, e.g. "udmabuf0" (not a path).
+ * @param name  Device name, e.g. "udmabuf0" (not a path; 1..63 printable
+ *              ASCII characters other than '/', ';' and space).
  * @param flags A mask of enum udmem_open_flags.
  * @param out   Receives the handle; the caller frees it with udmem_buffer_close().
  * @return 0; -EINVAL for a bad name or flags; -ENOENT if no such device
@@ -112,8 +113,8 @@ void udmem_buffer_close(struct udmem_buffer *buf);
 
 /**
  * @brief Create a buffer through /dev/u-dma-buf-mgr.
- * @param name          New device name: letters, digits, '_', '-', '.'; at
- *                      most 63 characters.
+ * @param name          New device name: 1..63 printable ASCII characters
+ *                      other than '/', ';' and space.
  * @param size          Size in bytes (> 0).
  * @param dma_mask_bits DMA mask width (12..64), or 0 for the driver's default.
  * @param mode          enum udmem_mmap_mode.

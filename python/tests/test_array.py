@@ -151,6 +151,14 @@ def test_bad_names_raise_value_error(fake_tree):
             udmem.Buffer.open(name)
 
 
+def test_device_tree_style_name_opens(fake_tree):
+    fake_tree("u-dma-buf", "amba:udmabuf@0x00")
+    with udmem.Buffer.open("amba:udmabuf@0x00") as b:
+        assert b.name == "amba:udmabuf@0x00"
+    with pytest.raises(FileNotFoundError):
+        udmem.Buffer.open("amba:other@0x10")
+
+
 def test_readonly_view_cannot_be_written(fake_tree):
     fake_tree("u-dma-buf", "fakebuf")
     b = udmem.Buffer.open("fakebuf", readonly=True)

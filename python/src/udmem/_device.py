@@ -23,7 +23,8 @@ BIDIRECTIONAL = 0
 TO_DEVICE = 1
 FROM_DEVICE = 2
 
-_NAME = re.compile(r"[A-Za-z0-9_.-]{1,63}")
+# 1..63 printable ASCII characters other than '/', ';' and space (as libudmem).
+_NAME = re.compile(r"[!-.0-:<-~]{1,63}")
 
 
 def check_name(name: str) -> None:

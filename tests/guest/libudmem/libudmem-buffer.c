@@ -63,6 +63,15 @@ TEST(buffer_open_missing_name_enoent)
 	EXPECT_TRUE(buf == NULL);
 }
 
+TEST(buffer_open_device_tree_style_name_accepted)
+{
+	struct udmem_buffer *buf = NULL;
+
+	/* ':' and '@' appear in names derived from device-tree nodes. */
+	EXPECT_EQ(udmem_buffer_open("amba:udmabuf@0x00", 0, &buf), -ENOENT);
+	EXPECT_EQ(udmem_buffer_delete("amba:udmabuf@0x00"), -ENOENT);
+}
+
 TEST(buffer_open_name_of_other_driver_enodev)
 {
 	struct udmem_buffer *buf = NULL;
