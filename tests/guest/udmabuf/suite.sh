@@ -133,13 +133,13 @@ else
 fi
 
 # All eight static buffers, sizes in decimal and hex, one not page aligned.
-if ut_load udmabuf0=0x100000 udmabuf1=65537 udmabuf2=0x2000 udmabuf3=0x3000 \
+if ut_load udmabuf0=0x40000 udmabuf1=65537 udmabuf2=0x2000 udmabuf3=0x3000 \
 	   udmabuf4=0x4000 udmabuf5=0x5000 udmabuf6=0x6000 udmabuf7=0x7000; then
 	tap_ok param/load-eight-buffers
 	_bad=""
 	for n in 0 1 2 3 4 5 6 7; do
 		case $n in
-		0) _want=1048576 ;;
+		0) _want=262144 ;;
 		1) _want=65537 ;;
 		*) _want=$((n * 4096)) ;;
 		esac
@@ -208,7 +208,7 @@ fi
 
 # quirk_mmap_mode 1..4: the parameter, the attribute, GET_DEV_INFO and the data paths
 for m in 1 2 3 4; do
-	if ut_load quirk_mmap_mode=$m udmabuf0=0x40000; then
+	if ut_load quirk_mmap_mode=$m udmabuf0=0x10000; then
 		tap_eq "param/quirk_mmap_mode=$m" "$m $m" \
 			"$(cat $UT_PAR/quirk_mmap_mode) $(ut_attr udmabuf0 quirk_mmap_mode)"
 		ut_prog "q$m" udmabuf0 udmabuf-ioctl get_dev_info
@@ -366,7 +366,7 @@ else
 	fi
 	ut_prog UDMABUF_PCI="$UT_EDU" mgr - udmabuf-mgr
 	# a buffer made by the manager is a full citizen
-	echo "create ut-mgr-full 0x100000" > /dev/u-dma-buf-mgr
+	echo "create ut-mgr-full 0x40000" > /dev/u-dma-buf-mgr
 	ut_prog UDMABUF_MASK=32 mgrbuf ut-mgr-full udmabuf-ioctl
 	ut_prog mgrbuf ut-mgr-full udmabuf-sysfs
 	ut_prog mgrbuf ut-mgr-full udmabuf-chardev data_
