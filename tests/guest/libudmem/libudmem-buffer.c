@@ -167,6 +167,20 @@ TEST(buffer_map_pattern_reaches_the_device_file)
 	udmem_buffer_close(buf);
 }
 
+TEST(buffer_open_sync_mapping_round_trips)
+{
+	struct udmem_buffer *buf = lt_open(UDMEM_OPEN_SYNC);
+	uint8_t back[4096];
+	void *addr = NULL;
+
+	/* O_SYNC: the mapping follows sync_mode (uncached by default). */
+	ASSERT_EQ(udmem_buffer_map(buf, &addr), 0);
+	lt_fill(addr, sizeof(back), 21);
+	ASSERT_EQ(pread(udmem_buffer_fd(buf), back, sizeof(back), 0), (ssize_t)sizeof(back));
+	EXPECT_EQ(lt_check(back, sizeof(back), 21), -1);
+	udmem_buffer_close(buf);
+}
+
 TEST(buffer_map_twice_returns_same_address)
 {
 	struct udmem_buffer *buf = lt_open(0);
