@@ -14,7 +14,11 @@ skipped() { echo "ok - check/$1 # SKIP $2"; skip=$((skip + 1)); }
 checkpatch_dir() {
 	local dir=$CACHE/checkpatch
 	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
-		mkdir -p "$dir/deb" && (cd "$dir/deb" && apt-get -q download linux-source-6.1 >/dev/null 2>&1) || return 1
+		# The harness's private apt configuration (set up by its first fetch) has
+		# bookworm and bookworm-security whatever the host's sources are.
+		tests/qemu/udmem-qemu env x86_64 >/dev/null || return 1
+		mkdir -p "$dir/deb" && (cd "$dir/deb" && APT_CONFIG=$CACHE/apt/apt.conf \
+			apt-get -q download linux-source-6.1 >/dev/null 2>&1) || return 1
 		dpkg-deb --fsys-tarfile "$dir"/deb/linux-source-6.1_*.deb |
 			tar -x -C "$dir/deb" --wildcards '*/linux-source-6.1.tar.xz' || return 1
 		tar -xJf "$dir"/deb/usr/src/linux-source-6.1.tar.xz -C "$dir" --strip-components=1 \
