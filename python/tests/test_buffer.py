@@ -171,3 +171,12 @@ def test_open_errors_name_the_device(udmabuf):
     with pytest.raises(OSError) as e:
         udmem.Buffer.open("null")
     assert e.value.errno == errno.ENODEV
+
+
+def test_uncached_open_round_trips(udmabuf):
+    with udmem.Buffer.open(udmabuf, cacheable=False) as buf:
+        a = buf.asarray("u4", 1024)
+        a[:] = np.arange(1024, dtype="u4") + 7
+        with open(f"/dev/{udmabuf}", "rb") as f:
+            assert np.array_equal(np.frombuffer(f.read(4096), dtype="u4"), a)
+        del a

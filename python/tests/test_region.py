@@ -65,3 +65,12 @@ def test_region_is_not_a_buffer(uiomem_region):
     with pytest.raises(OSError):
         udmem.Buffer.open(uiomem_region)
     assert uiomem_region in udmem.Region.list()
+
+
+def test_uncached_open_round_trips(uiomem_region):
+    with udmem.Region.open(uiomem_region, cacheable=False) as r:
+        a = r.asarray("u4", 256)
+        a[:] = np.arange(256, dtype="u4") * 3
+        back = np.frombuffer(os.pread(r.fileno, 1024, 0), dtype="u4")
+        assert np.array_equal(back, a)
+        del a, back
