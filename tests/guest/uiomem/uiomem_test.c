@@ -8,6 +8,8 @@
  * must report.
  */
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "harness.h"
 #include "uiomem_util.h"
@@ -478,4 +480,74 @@ TEST(osync_mappings_read_and_write)
 		close(fd);
 	}
 	ASSERT_OK(um_attr_write("sync_mode", "1"));
+}
+
+/* One worker of the concurrency test: runs for two seconds, exits 0 if every call worked. */
+static int hammer(int kind, size_t size)
+{
+	time_t end = time(NULL) + 2;
+	uint8_t buf[512];
+	int fd = um_open(O_RDWR), bad = 0;
+	unsigned int n = 0;
+
+	if (fd < 0)
+		return 1;
+	while (time(NULL) < end) {
+		uint64_t off = SCRATCH + (n * 4099) % (size - SCRATCH - sizeof(buf));
+		struct uiomem_query q;
+		char cmd[40];
+		void *p;
+
+		n++;
+		switch (kind) {
+		case 0:
+			bad += um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_RW, off, 300) != 0;
+			bad += um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_RW, off + 1, 300) != 0;
+			break;
+		case 1:
+			bad += pwrite(fd, buf, sizeof(buf), off) != sizeof(buf);
+			bad += pread(fd, buf, sizeof(buf), off) != sizeof(buf);
+			break;
+		case 2:
+			snprintf(cmd, sizeof(cmd), "0x%08X%08X", (unsigned int)off, 0x100 | 1);
+			bad += um_attr_write("sync_for_device", cmd) != 0;
+			bad += um_attr_write("sync_for_cpu", cmd) != 0;
+			break;
+		default:
+			p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+			bad += p == MAP_FAILED;
+			if (p != MAP_FAILED) {
+				((volatile uint8_t *)p)[n % 8192] = (uint8_t)n;
+				munmap(p, 8192);
+			}
+			bad += um_query(fd, &q) != 0;
+			break;
+		}
+	}
+	close(fd);
+	return bad ? 1 : 0;
+}
+
+/* Syncs, reads, writes, sysfs commands, mmaps and queries at once. */
+TEST(concurrent_calls_all_succeed)
+{
+	struct uiomem_query a, b;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+	pid_t pid[4];
+	int i, status;
+
+	ASSERT_OK(um_query(fd, &a));
+	for (i = 0; i < 4; i++) {
+		pid[i] = fork();
+		ASSERT_GE(pid[i], 0);
+		if (pid[i] == 0)
+			_exit(hammer(i, size));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	ASSERT_OK(um_query(fd, &b));
+	EXPECT_GT(b.sync_calls, a.sync_calls);
 }
