@@ -5,12 +5,12 @@
  * lines at the edges of an invalidate), DSB, and the outer cache (PL310)
  * by physical address.
  */
-#include <linux/align.h>
 #include <linux/pgtable.h>
 #include <asm/barrier.h>
 #include <asm/cputype.h>
 #include <asm/outercache.h>
 
+#include "cache-walk.h"
 #include "uiomem_drv.h"
 
 static u32 uiomem_arm_probe(void)
@@ -24,17 +24,17 @@ static u32 uiomem_arm_probe(void)
 	return 8U << ((ctr >> 12) & 3);
 }
 
-static inline void uiomem_dccmvac(unsigned long addr)
+static __always_inline void uiomem_dccmvac(unsigned long addr)
 {
 	asm volatile("mcr p15, 0, %0, c7, c10, 1" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_dcimvac(unsigned long addr)
+static __always_inline void uiomem_dcimvac(unsigned long addr)
 {
 	asm volatile("mcr p15, 0, %0, c7, c6, 1" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_dccimvac(unsigned long addr)
+static __always_inline void uiomem_dccimvac(unsigned long addr)
 {
 	asm volatile("mcr p15, 0, %0, c7, c14, 1" : : "r" (addr) : "memory");
 }
@@ -42,12 +42,8 @@ static inline void uiomem_dccimvac(unsigned long addr)
 static unsigned int uiomem_arm_clean(void *vaddr, phys_addr_t paddr,
 				     size_t size, u32 line)
 {
-	unsigned long end = (unsigned long)vaddr + size;
-	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
-
 	/* Inner first, so the outer cache receives the dirty lines. */
-	for (; a < end; a += line)
-		uiomem_dccmvac(a);
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_dccmvac);
 	dsb(st);
 	outer_clean_range(paddr, paddr + size);
 	return 1;
@@ -56,23 +52,15 @@ static unsigned int uiomem_arm_clean(void *vaddr, phys_addr_t paddr,
 static unsigned int uiomem_arm_inval(void *vaddr, phys_addr_t paddr,
 				     size_t size, u32 line)
 {
-	unsigned long start = (unsigned long)vaddr;
-	unsigned long end = start + size;
-	unsigned long a = ALIGN_DOWN(start, line);
-	unsigned long last = ALIGN_DOWN(end, line);
+	unsigned long first, last;
 
 	/* Push the partial edge lines out before the outer cache drops them. */
-	if (a != start) {
-		uiomem_dccimvac(a);
-		a += line;
-	}
-	if (last != end && last >= a)
-		uiomem_dccimvac(last);
+	uiomem_walk_edges((unsigned long)vaddr, size, line, uiomem_dccimvac,
+			  &first, &last);
 	dsb(st);
 	/* The outer cache cleans its own partial edge lines. */
 	outer_inv_range(paddr, paddr + size);
-	for (; a < last; a += line)
-		uiomem_dcimvac(a);
+	uiomem_walk(first, last, line, uiomem_dcimvac);
 	dsb(st);
 	return 2;
 }

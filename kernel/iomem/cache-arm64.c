@@ -4,11 +4,11 @@
  * coherency: DC CVAC (clean), DC IVAC (invalidate), DC CIVAC (both, for the
  * partial lines at the edges of an invalidate), then one DSB SY.
  */
-#include <linux/align.h>
 #include <linux/pgtable.h>
 #include <asm/barrier.h>
 #include <asm/cputype.h>
 
+#include "cache-walk.h"
 #include "uiomem_drv.h"
 
 /* CTR_EL0.DminLine: log2 of the smallest D-cache line, in 4-byte words. */
@@ -22,17 +22,17 @@ static u32 uiomem_arm64_probe(void)
 	return 4U << ((ctr >> UIOMEM_CTR_DMINLINE_SHIFT) & UIOMEM_CTR_DMINLINE_MASK);
 }
 
-static inline void uiomem_dc_cvac(unsigned long addr)
+static __always_inline void uiomem_dc_cvac(unsigned long addr)
 {
 	asm volatile("dc cvac, %0" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_dc_ivac(unsigned long addr)
+static __always_inline void uiomem_dc_ivac(unsigned long addr)
 {
 	asm volatile("dc ivac, %0" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_dc_civac(unsigned long addr)
+static __always_inline void uiomem_dc_civac(unsigned long addr)
 {
 	asm volatile("dc civac, %0" : : "r" (addr) : "memory");
 }
@@ -40,11 +40,7 @@ static inline void uiomem_dc_civac(unsigned long addr)
 static unsigned int uiomem_arm64_clean(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
-	unsigned long end = (unsigned long)vaddr + size;
-	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
-
-	for (; a < end; a += line)
-		uiomem_dc_cvac(a);
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_dc_cvac);
 	dsb(sy);
 	return 1;
 }
@@ -52,19 +48,11 @@ static unsigned int uiomem_arm64_clean(void *vaddr, phys_addr_t paddr,
 static unsigned int uiomem_arm64_inval(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
-	unsigned long start = (unsigned long)vaddr;
-	unsigned long end = start + size;
-	unsigned long a = ALIGN_DOWN(start, line);
-	unsigned long last = ALIGN_DOWN(end, line);
+	unsigned long first, last;
 
-	if (a != start) {
-		uiomem_dc_civac(a);
-		a += line;
-	}
-	if (last != end && last >= a)
-		uiomem_dc_civac(last);
-	for (; a < last; a += line)
-		uiomem_dc_ivac(a);
+	uiomem_walk_edges((unsigned long)vaddr, size, line, uiomem_dc_civac,
+			  &first, &last);
+	uiomem_walk(first, last, line, uiomem_dc_ivac);
 	dsb(sy);
 	return 1;
 }

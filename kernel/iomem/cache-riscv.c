@@ -7,7 +7,6 @@
  * Without Zicbom no cached mapping can be kept coherent, so probe() reports
  * 0 and every mapping is made uncached (see docs/device-memory.md).
  */
-#include <linux/align.h>
 #include <linux/log2.h>
 #include <linux/of.h>
 #include <linux/pgtable.h>
@@ -15,6 +14,7 @@
 #include <asm/cpufeature.h>
 #include <asm/hwcap.h>
 
+#include "cache-walk.h"
 #include "uiomem_drv.h"
 
 static u32 uiomem_riscv_probe(void)
@@ -34,17 +34,17 @@ static u32 uiomem_riscv_probe(void)
 }
 
 /* The instructions by encoding: binutils may not be told about Zicbom. */
-static inline void uiomem_cbo_clean(unsigned long addr)
+static __always_inline void uiomem_cbo_clean(unsigned long addr)
 {
 	asm volatile(".insn i 0x0f, 2, x0, %0, 1" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_cbo_inval(unsigned long addr)
+static __always_inline void uiomem_cbo_inval(unsigned long addr)
 {
 	asm volatile(".insn i 0x0f, 2, x0, %0, 0" : : "r" (addr) : "memory");
 }
 
-static inline void uiomem_cbo_flush(unsigned long addr)
+static __always_inline void uiomem_cbo_flush(unsigned long addr)
 {
 	asm volatile(".insn i 0x0f, 2, x0, %0, 2" : : "r" (addr) : "memory");
 }
@@ -52,11 +52,7 @@ static inline void uiomem_cbo_flush(unsigned long addr)
 static unsigned int uiomem_riscv_clean(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
-	unsigned long end = (unsigned long)vaddr + size;
-	unsigned long a = ALIGN_DOWN((unsigned long)vaddr, line);
-
-	for (; a < end; a += line)
-		uiomem_cbo_clean(a);
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_cbo_clean);
 	/* The CBOs complete before later accesses, and before the device is told. */
 	mb();
 	return 1;
@@ -65,19 +61,11 @@ static unsigned int uiomem_riscv_clean(void *vaddr, phys_addr_t paddr,
 static unsigned int uiomem_riscv_inval(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
-	unsigned long start = (unsigned long)vaddr;
-	unsigned long end = start + size;
-	unsigned long a = ALIGN_DOWN(start, line);
-	unsigned long last = ALIGN_DOWN(end, line);
+	unsigned long first, last;
 
-	if (a != start) {
-		uiomem_cbo_flush(a);
-		a += line;
-	}
-	if (last != end && last >= a)
-		uiomem_cbo_flush(last);
-	for (; a < last; a += line)
-		uiomem_cbo_inval(a);
+	uiomem_walk_edges((unsigned long)vaddr, size, line, uiomem_cbo_flush,
+			  &first, &last);
+	uiomem_walk(first, last, line, uiomem_cbo_inval);
 	/* The CBOs complete before the CPU reads the range again. */
 	mb();
 	return 1;
