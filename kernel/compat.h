@@ -60,4 +60,14 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
 #endif
 
+/*
+ * bus_find_device() took a non-const bus_type before the driver core was
+ * constified; it never writes through it, so one helper serves both.
+ */
+static inline struct device *udmem_bus_find_device_by_name(const struct bus_type *bus,
+							   const char *name)
+{
+	return bus_find_device_by_name((void *)bus, NULL, name);
+}
+
 #endif /* UDMEM_COMPAT_H */

@@ -6,6 +6,7 @@
  * devices), buffer creation and removal, the platform driver (device tree,
  * module parameters, manager) and the in-kernel API.
  */
+#include <linux/amba/bus.h>
 #include <linux/cdev.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
@@ -537,16 +538,47 @@ static struct platform_driver udmabuf_platform_driver = {
 
 /* ---- buffers made by module parameters, the manager and the API ---- */
 
+/*
+ * The buses a parent device may be named on as "<bus>/<device>" (the
+ * platform bus needs no prefix), NULL-terminated, as the original driver
+ * exports them.  Filled at load time with the buses this kernel has.
+ */
+const struct bus_type *u_dma_buf_available_bus_type_list[3];
+EXPORT_SYMBOL(u_dma_buf_available_bus_type_list);
+
+const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int len)
+{
+	int i;
+
+	for (i = 0; u_dma_buf_available_bus_type_list[i]; i++) {
+		const struct bus_type *bus = u_dma_buf_available_bus_type_list[i];
+
+		if (len >= 0 && strlen(bus->name) == len && !strncmp(bus->name, name, len))
+			return bus;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL(u_dma_buf_find_available_bus_type);
+
+static void __init udmabuf_bus_types_init(void)
+{
+	int n = 0;
+
+	if (IS_ENABLED(CONFIG_ARM_AMBA))
+		u_dma_buf_available_bus_type_list[n++] = &amba_bustype;
+	if (IS_ENABLED(CONFIG_PCI))
+		u_dma_buf_available_bus_type_list[n++] = &pci_bus_type;
+}
+
 static struct device *udmabuf_find_bind(const char *spec)
 {
 	const char *slash = strchr(spec, '/');
-	struct device *dev = NULL;
+	const struct bus_type *bus;
 
 	if (!slash)
 		return bus_find_device_by_name(&platform_bus_type, NULL, spec);
-	if (IS_ENABLED(CONFIG_PCI) && slash - spec == 3 && !strncmp(spec, "pci", 3))
-		dev = bus_find_device_by_name(&pci_bus_type, NULL, slash + 1);
-	return dev;
+	bus = u_dma_buf_find_available_bus_type(spec, slash - spec);
+	return bus ? udmem_bus_find_device_by_name(bus, slash + 1) : NULL;
 }
 
 /* A platform device u-dma-buf.<id> whose probe creates the buffer. */
@@ -860,6 +892,8 @@ static char *udmabuf_devnode(udmem_devnode_dev_t *dev, umode_t *mode)
 static int __init udmabuf_module_init(void)
 {
 	int ret, i;
+
+	udmabuf_bus_types_init();
 
 	ret = alloc_chrdev_region(&udmabuf_devt, 0, UDMABUF_MINORS, UDMABUF_DRIVER_NAME);
 	if (ret)

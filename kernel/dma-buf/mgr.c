@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "u-dma-buf-funcs.h"
 
 #define UDMABUF_MGR_NAME	"u-dma-buf-mgr"
@@ -55,11 +56,12 @@ static int udmabuf_mgr_number(const char *s, u64 *val)
 
 static struct device *udmabuf_mgr_find_device(const char *bus, const char *name)
 {
+	const struct bus_type *type;
+
 	if (!bus || !strcmp(bus, "platform"))
 		return bus_find_device_by_name(&platform_bus_type, NULL, name);
-	if (IS_ENABLED(CONFIG_PCI) && !strcmp(bus, "pci"))
-		return bus_find_device_by_name(&pci_bus_type, NULL, name);
-	return NULL;
+	type = u_dma_buf_find_available_bus_type(bus, strlen(bus));
+	return type ? udmem_bus_find_device_by_name(type, name) : NULL;
 }
 
 static int udmabuf_mgr_create(char **tok, int ntok)

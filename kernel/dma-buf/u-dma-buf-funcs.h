@@ -25,5 +25,7 @@ int u_dma_buf_device_getmap(struct device *dev, size_t *size, void **virt,
 			    dma_addr_t *phys);
 int u_dma_buf_device_sync(struct device *dev, int command, int direction,
 			  u64 offset, ssize_t size);
+const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int len);
+extern const struct bus_type *u_dma_buf_available_bus_type_list[];
 
 #endif /* UDMEM_U_DMA_BUF_FUNCS_H */

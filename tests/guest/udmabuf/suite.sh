@@ -303,6 +303,19 @@ else
 	done
 fi
 
+# amba/<device>: a buffer bound to an AMBA device (ARM device-tree machines);
+# the manager's bus=amba reaches the same bus.
+ut_amba=$(ls /sys/bus/amba/devices 2>/dev/null | head -n 1)
+if [ -z "$ut_amba" ]; then
+	tap_skip param/bind-amba "no AMBA bus on $UDMEM_TARGET"
+elif ut_load udmabuf0=0x10000 udmabuf0_bind="amba/$ut_amba"; then
+	tap_eq param/bind-amba-parent "$ut_amba" "$(ut_parent udmabuf0)"
+	ut_prog bind-amba udmabuf0 udmabuf-chardev data_
+	ut_unload
+else
+	tap_fail param/bind-amba "$ut_load_out"
+fi
+
 # Values that are not numbers
 for v in "udmabuf0=abc" "udmabuf0=0x" "udmabuf0=-1" "dma_mask_bit=x" "info_enable=1k"; do
 	ut_load "$v"
