@@ -421,7 +421,21 @@ static int udmabuf_parse_properties(struct device *dev, struct udmabuf_params *p
 		}
 		p->dma_mask_bits = v;
 	}
-	/* The last one present in this order wins. */
+	/*
+	 * "option" is the reference driver's internal property (its API and
+	 * manager pass it in a software node; it is read from DT too): bits
+	 * [12:10] are a quirk mode.  Then the booleans; the last one present
+	 * in this order wins.
+	 */
+	if (!udmabuf_read_u64_prop(dev, "option", &v64)) {
+		v = (v64 >> 10) & 7;
+		if (v > U_DMA_BUF_MMAP_MODE_PAGE) {
+			dev_err(dev, "invalid option %#llx (mmap mode %u)\n", v64, v);
+			return -EINVAL;
+		}
+		if (v)
+			p->quirk_mmap_mode = v;
+	}
 	if (device_property_read_bool(dev, "quirk-mmap-on"))
 		p->quirk_mmap_mode = U_DMA_BUF_MMAP_MODE_ON;
 	if (device_property_read_bool(dev, "quirk-mmap-off"))
@@ -543,7 +557,7 @@ static struct platform_driver udmabuf_platform_driver = {
  * platform bus needs no prefix), NULL-terminated, as the original driver
  * exports them.  Filled at load time with the buses this kernel has.
  */
-const struct bus_type *u_dma_buf_available_bus_type_list[3];
+const struct bus_type *u_dma_buf_available_bus_type_list[4];
 EXPORT_SYMBOL(u_dma_buf_available_bus_type_list);
 
 const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int len)
@@ -560,14 +574,55 @@ const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int l
 }
 EXPORT_SYMBOL(u_dma_buf_find_available_bus_type);
 
+#ifdef CONFIG_PCIEPORTBUS
+/*
+ * The PCI Express port services ("0000:00:01.0:pcie002" and so on) sit on
+ * the "pci_express" bus, whose bus_type is not exported since 6.6.  Every
+ * service device is a child of its port's pci_dev, so take the bus from
+ * the first child found there.
+ */
+static int udmabuf_pcie_child(struct device *dev, void *data)
+{
+	const struct bus_type **found = data;
+
+	if (dev->bus && !strcmp(dev->bus->name, "pci_express")) {
+		*found = dev->bus;
+		return 1;
+	}
+	return 0;
+}
+
+static int udmabuf_pcie_port(struct device *dev, void *data)
+{
+	return device_for_each_child(dev, data, udmabuf_pcie_child);
+}
+
+static const struct bus_type *udmabuf_pcie_port_bus(void)
+{
+	const struct bus_type *found = NULL;
+
+	bus_for_each_dev(&pci_bus_type, NULL, &found, udmabuf_pcie_port);
+	return found;
+}
+#else
+static const struct bus_type *udmabuf_pcie_port_bus(void)
+{
+	return NULL;
+}
+#endif
+
 static void __init udmabuf_bus_types_init(void)
 {
+	const struct bus_type *pcie;
 	int n = 0;
 
 	if (IS_ENABLED(CONFIG_ARM_AMBA))
 		u_dma_buf_available_bus_type_list[n++] = &amba_bustype;
 	if (IS_ENABLED(CONFIG_PCI))
 		u_dma_buf_available_bus_type_list[n++] = &pci_bus_type;
+	pcie = udmabuf_pcie_port_bus();
+	if (pcie)
+		u_dma_buf_available_bus_type_list[n++] = pcie;
 }
 
 static struct device *udmabuf_find_bind(const char *spec)

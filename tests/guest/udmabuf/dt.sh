@@ -118,12 +118,15 @@ tap_eq dt/quirk-mmap-on-off-auto-page "2 1 3 4" \
 	"$(ut_attr udmabuf-dt-quirk-on quirk_mmap_mode) $(ut_attr udmabuf-dt-quirk-off quirk_mmap_mode) $(ut_attr udmabuf-dt-quirk-auto quirk_mmap_mode) $(ut_attr udmabuf-dt-quirk-page quirk_mmap_mode)"
 tap_eq dt/quirk-mmap-precedence "4 3" \
 	"$(ut_attr udmabuf-dt-quirk-page-on quirk_mmap_mode) $(ut_attr udmabuf-dt-quirk-auto-off quirk_mmap_mode)"
+# the hidden "option" property (u64 or u32): bits [12:10], overridden by any boolean
+tap_eq dt/option-quirk-mode "4 1 2" \
+	"$(ut_attr udmabuf-dt-option-page quirk_mmap_mode) $(ut_attr udmabuf-dt-option-u32-off quirk_mmap_mode) $(ut_attr udmabuf-dt-option-page-on quirk_mmap_mode)"
 ut_prog quirk-page udmabuf-dt-quirk-page udmabuf-chardev
 ut_prog quirk-off udmabuf-dt-quirk-off udmabuf-chardev data_
 
 # ---- invalid nodes: no buffer, the platform device stays unbound, and a
 # retried probe fails again with a log line naming the device
-for n in size0 nosize 4g syncmode0 syncmode4 syncdir3 syncoffset syncrange syncwrap \
+for n in size0 nosize 4g option7 syncmode0 syncmode4 syncdir3 syncoffset syncrange syncwrap \
 	 mask8 mask65 minor256 region; do
 	_node=udmabuf-dt-bad-$n
 	_pd=$(ut_pdev $_node)

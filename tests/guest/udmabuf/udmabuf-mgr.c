@@ -250,22 +250,20 @@ TEST(dma_mask_option)
 	ASSERT_MGR_OK("delete ut-d1\n");
 }
 
-TEST(bind_to_pci_device)
+/* create bus=<bus> device=<env>; the buffer's parent is that device */
+static void ut_bind_on_bus(const char *bus, const char *dev)
 {
-	const char *pci = getenv("UDMABUF_PCI");
-	char cmd[160], link[256], target[256];
+	char cmd[200], link[256], target[256];
 	ssize_t n;
 
-	if (!pci || !*pci)
-		SKIP("no PCI device given in UDMABUF_PCI");
 	ut_drop("ut-b1");
-	snprintf(cmd, sizeof(cmd), "create ut-b1 0x4000 bus=pci device=%s\n", pci);
+	snprintf(cmd, sizeof(cmd), "create ut-b1 0x4000 bus=%s device=%s\n", bus, dev);
 	ASSERT_MGR_OK(cmd);
 	ut_path(link, sizeof(link), "ut-b1", "device");
 	n = readlink(link, target, sizeof(target) - 1);
 	ASSERT_GT(n, 0);
 	target[n] = '\0';
-	EXPECT_STREQ(basename(target), pci);
+	EXPECT_STREQ(basename(target), dev);
 	EXPECT_EQ(ut_size("ut-b1"), 0x4000);
 	/* the reference left sync_size 0 for bound buffers; a full range is expected */
 	EXPECT_EQ(ut_get("ut-b1", "sync_size", 10), 0x4000);
@@ -273,6 +271,33 @@ TEST(bind_to_pci_device)
 	EXPECT_EQ(ut_get("ut-b1", "sync_owner", 10), 1);
 	ASSERT_MGR_OK("delete ut-b1\n");
 	EXPECT_EXISTS("ut-b1", 0);
+}
+
+TEST(bind_to_pci_device)
+{
+	const char *dev = getenv("UDMABUF_PCI");
+
+	if (!dev || !*dev)
+		SKIP("no PCI device given in UDMABUF_PCI");
+	ut_bind_on_bus("pci", dev);
+}
+
+TEST(bind_to_amba_device)
+{
+	const char *dev = getenv("UDMABUF_AMBA");
+
+	if (!dev || !*dev)
+		SKIP("no AMBA device in this guest (UDMABUF_AMBA)");
+	ut_bind_on_bus("amba", dev);
+}
+
+TEST(bind_to_pci_express_service)
+{
+	const char *dev = getenv("UDMABUF_PCIE");
+
+	if (!dev || !*dev)
+		SKIP("no PCI Express port service in this guest (UDMABUF_PCIE)");
+	ut_bind_on_bus("pci_express", dev);
 }
 
 TEST(bad_commands_einval)
@@ -288,6 +313,7 @@ TEST(bad_commands_einval)
 		"create ut-e1 4096 bus=platform\n",
 		"create ut-e1 4096 bus=nosuchbus\n",
 		"create ut-e1 4096 bus=pci device=0000:ff:1f.7\n",
+		"create ut-e1 4096 bus=pci_express device=no-such-service\n",
 		"create ut-e1 4096 dma-mask=256\n",
 		"create ut-e1 -4096\n",
 		"create ut-e1 0x\n",
