@@ -89,6 +89,7 @@ struct udmabuf {
 	bool pfn_ok;			/* memory is one run of pfns from pfn */
 	bool no_cpu_sync;		/* outside the linear map: no cache ops */
 	struct page **pages;		/* page mode: one per page */
+	bool own_refs;			/* we gave pages[1..] their counts */
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;

@@ -4,7 +4,7 @@
 # every mmap mode reads back what read/write see, and page mode is GUP-able.
 
 mm_cleanup() {
-	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page; do
+	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
