@@ -331,37 +331,7 @@ TEST(pfn_mode_gup_efault)
 	close(fd);
 }
 
-/* O_DIRECT read from a block device into a page-mode mapping. */
-TEST(page_mode_odirect_read)
-{
-	static const char *const devs[] = { "/dev/ram0", "/dev/vda", "/dev/sda", "/dev/nvme0n1" };
-	const char *name = env_buf("UDMABUF_MMAP_PAGE");
-	int fd = open_buf(name, O_RDWR | O_SYNC), bfd = -1;
-	char *p, ref[4096];
-	unsigned int i;
-
-	for (i = 0; i < sizeof(devs) / sizeof(devs[0]) && bfd < 0; i++)
-		bfd = open(devs[i], O_RDONLY | O_DIRECT);
-	if (bfd < 0) {
-		close(fd);
-		SKIP("no block device for O_DIRECT in this guest (process_vm test covers GUP)");
-	}
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	if (vma_has_flag(p, "pf") == 1)
-		SKIP("page mode fell back to a pfn mapping (see dmesg)");
-	memset(p, 0x5a, 4096);
-	EXPECT_EQ(pread(bfd, p, 4096, 0), 4096);
-	close(bfd);
-	bfd = open(devs[i - 1], O_RDONLY);
-	ASSERT_OK(bfd);
-	EXPECT_EQ(pread(bfd, ref, 4096, 0), 4096);
-	EXPECT_EQ(memcmp(p, ref, 4096), 0);
-	close(bfd);
-	munmap(p, 4096);
-	close(fd);
-}
-
+/* A block device for O_DIRECT (brd's /dev/ram0 when suite.sh could load it). */
 static int open_odirect_dev(const char **which)
 {
 	static const char *const devs[] = { "/dev/ram0", "/dev/vda", "/dev/sda", "/dev/nvme0n1" };
@@ -376,6 +346,50 @@ static int open_odirect_dev(const char **which)
 		}
 	}
 	return -1;
+}
+
+/* The first 4 KiB of a block device, read back without O_DIRECT, equal p's. */
+static void expect_device_data(const char *dev, const char *p)
+{
+	char ref[4096];
+	int fd = open(dev, O_RDONLY);
+
+	ASSERT_OK(fd);
+	EXPECT_EQ(pread(fd, ref, sizeof(ref), 0), (ssize_t)sizeof(ref));
+	EXPECT_EQ(memcmp(p, ref, sizeof(ref)), 0);
+	close(fd);
+}
+
+/* A page-mode mapping of 8 KiB filled with fill, or a skip. */
+static char *map_page_mode(int fd, int bfd, int fill)
+{
+	char *p;
+
+	if (bfd < 0) {
+		close(fd);
+		SKIP("no block device for O_DIRECT in this guest (process_vm test covers GUP)");
+	}
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	if (vma_has_flag(p, "pf") == 1)
+		SKIP("page mode fell back to a pfn mapping (see dmesg)");
+	memset(p, fill, 8192);
+	return p;
+}
+
+/* O_DIRECT read from a block device into a page-mode mapping. */
+TEST(page_mode_odirect_read)
+{
+	const char *name = env_buf("UDMABUF_MMAP_PAGE");
+	const char *which = NULL;
+	int fd = open_buf(name, O_RDWR | O_SYNC), bfd = open_odirect_dev(&which);
+	char *p = map_page_mode(fd, bfd, 0x5a);
+
+	EXPECT_EQ(pread(bfd, p, 4096, 0), 4096);
+	close(bfd);
+	expect_device_data(which, p);
+	munmap(p, 8192);
+	close(fd);
 }
 
 /*
@@ -446,30 +460,16 @@ TEST(page_mode_io_uring_odirect_read)
 {
 	const char *name = env_buf("UDMABUF_MMAP_PAGE");
 	const char *which = NULL;
-	int fd = open_buf(name, O_RDWR), bfd, res = 0;
-	char *p, ref[4096];
+	int fd = open_buf(name, O_RDWR), bfd = open_odirect_dev(&which), res = 0;
+	char *p = map_page_mode(fd, bfd, 0xa5);
 
-	bfd = open_odirect_dev(&which);
-	if (bfd < 0) {
-		close(fd);
-		SKIP("no block device for O_DIRECT in this guest");
-	}
-	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	if (vma_has_flag(p, "pf") == 1)
-		SKIP("page mode fell back to a pfn mapping (see dmesg)");
-	memset(p, 0xa5, 8192);
 	/* the second page, so that the pin is not of the block's first page */
 	if (uring_read(bfd, p + 4096, 4096, &res) && errno == ENOSYS)
 		SKIP("this kernel has no io_uring");
 	EXPECT_EQ(res, 4096);
 	close(bfd);
-	bfd = open(which, O_RDONLY);
-	ASSERT_OK(bfd);
-	EXPECT_EQ(pread(bfd, ref, 4096, 0), 4096);
-	EXPECT_EQ(memcmp(p + 4096, ref, 4096), 0);
+	expect_device_data(which, p + 4096);
 	EXPECT_EQ((unsigned char)p[0], 0xa5);
-	close(bfd);
 	munmap(p, 8192);
 	close(fd);
 }
