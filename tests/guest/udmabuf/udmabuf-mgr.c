@@ -250,12 +250,18 @@ TEST(dma_mask_option)
 	ASSERT_MGR_OK("delete ut-d1\n");
 }
 
-/* create bus=<bus> device=<env>; the buffer's parent is that device */
-static void ut_bind_on_bus(const char *bus, const char *dev)
+/*
+ * create bus=<bus> device=<$var>, which suite.sh sets to a device of that
+ * bus when the guest has one; the buffer's parent is that device.
+ */
+static void ut_bind_on_bus(const char *bus, const char *var)
 {
+	const char *dev = getenv(var);
 	char cmd[200], link[256], target[256];
 	ssize_t n;
 
+	if (!dev || !*dev)
+		SKIP("no %s device in this guest (%s is empty)", bus, var);
 	ut_drop("ut-b1");
 	snprintf(cmd, sizeof(cmd), "create ut-b1 0x4000 bus=%s device=%s\n", bus, dev);
 	ASSERT_MGR_OK(cmd);
@@ -275,29 +281,17 @@ static void ut_bind_on_bus(const char *bus, const char *dev)
 
 TEST(bind_to_pci_device)
 {
-	const char *dev = getenv("UDMABUF_PCI");
-
-	if (!dev || !*dev)
-		SKIP("no PCI device given in UDMABUF_PCI");
-	ut_bind_on_bus("pci", dev);
+	ut_bind_on_bus("pci", "UDMABUF_PCI");
 }
 
 TEST(bind_to_amba_device)
 {
-	const char *dev = getenv("UDMABUF_AMBA");
-
-	if (!dev || !*dev)
-		SKIP("no AMBA device in this guest (UDMABUF_AMBA)");
-	ut_bind_on_bus("amba", dev);
+	ut_bind_on_bus("amba", "UDMABUF_AMBA");
 }
 
 TEST(bind_to_pci_express_service)
 {
-	const char *dev = getenv("UDMABUF_PCIE");
-
-	if (!dev || !*dev)
-		SKIP("no PCI Express port service in this guest (UDMABUF_PCIE)");
-	ut_bind_on_bus("pci_express", dev);
+	ut_bind_on_bus("pci_express", "UDMABUF_PCIE");
 }
 
 TEST(bad_commands_einval)
