@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""Feed recorded guest consoles (logs/*.log) to udmem-qemu's parser.
+"""Feed recorded guest consoles (logs/*.log) to the harness's parser (udmemqemu.parse).
 
 Each log's first line says what the parser must conclude:
     # expect: passed=N failed=N skipped=N [reason=<substring of a failure reason>]
@@ -7,27 +7,18 @@ Prints one TAP line per log; exits non-zero if any expectation fails.
 """
 import contextlib
 import glob
-import importlib.machinery
-import importlib.util
 import io
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HARNESS = os.path.join(HERE, "..", "..", "qemu", "udmem-qemu")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
 
-
-def load_harness():
-    loader = importlib.machinery.SourceFileLoader("udmem_qemu", HARNESS)
-    spec = importlib.util.spec_from_loader("udmem_qemu", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+from udmemqemu import parse  # noqa: E402
 
 
 def main():
-    h = load_harness()
     failed = 0
     logs = sorted(glob.glob(os.path.join(HERE, "logs", "*.log")))
     for path in logs:
@@ -36,8 +27,8 @@ def main():
             lines = f.read().splitlines()
         want = dict(re.findall(r"(\w+)=(\S+)", lines[0]))
         with contextlib.redirect_stdout(io.StringIO()):
-            results = h.parse_console(lines[1:], "qemu exit 0")
-        p, f, s = h.summary(results)
+            results = parse.parse_console(lines[1:], "qemu exit 0")
+        p, f, s = parse.summary(results)
         got = {"passed": str(p), "failed": str(f), "skipped": str(s)}
         problems = [f"{k} want {want[k]} got {got[k]}" for k in got if want.get(k) != got[k]]
         if "reason" in want and not any(want["reason"] in t + " " + why for v, t, why in results
