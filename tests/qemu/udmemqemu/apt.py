@@ -93,8 +93,8 @@ def index_failure(conf):
         return None
     with open(path) as f:
         for line in f:
-            for suite in conf["suites"].split():
-                if f"/dists/{suite}/" in line and f"binary-{conf['deb_arch']}/" in line:
+            for suite in conf.suites:
+                if f"/dists/{suite}/" in line and f"binary-{conf.deb_arch}/" in line:
                     return line.strip()
     return None
 
@@ -129,13 +129,13 @@ def depends_of(env, pkg, version):
     return []
 
 
-def resolve_kernel(env, conf):
-    """Return (abi, version, kbuild package name) of the target's kernel."""
-    suites = conf["suites"].split()
-    meta = f"linux-image-{conf['flavour']}:{conf['deb_arch']}"
+def resolve_kernel(env, flavour, deb_arch, suites):
+    """Return (abi, version, kbuild package name) of the newest
+    linux-image-FLAVOUR:DEB_ARCH in SUITES."""
+    meta = f"linux-image-{flavour}:{deb_arch}"
     ver = newest_version(env, meta, suites)
     for dep in depends_of(env, meta, ver):
-        m = re.match(r"linux-image-(\S+?)-" + re.escape(conf["flavour"]) +
+        m = re.match(r"linux-image-(\S+?)-" + re.escape(flavour) +
                      r"(?:-unsigned)?\s*\(=\s*(\S+)\)", dep)
         if m:
             abi, kver = m.group(1), m.group(2)
@@ -143,7 +143,7 @@ def resolve_kernel(env, conf):
     else:
         raise RuntimeError(f"cannot find the image behind {meta}={ver}")
     # linux-kbuild-6.1 for 6.1; linux-kbuild-<abi> for 6.12.
-    hdr = f"linux-headers-{abi}-{conf['flavour']}:{conf['deb_arch']}"
+    hdr = f"linux-headers-{abi}-{flavour}:{deb_arch}"
     kbuild = None
     for dep in depends_of(env, f"linux-headers-{abi}-common", kver) + \
             depends_of(env, hdr, kver):

@@ -51,14 +51,14 @@ def stop_peers(peers, results):
                             " | ".join(text.splitlines()[-5:])))
 
 
-def boot(conf, state, bdir, suites, results, timeout, logpath, append=""):
+def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
     initrd = make_initramfs(conf, state, bdir, suites)
-    dtb = make_dtb(conf, bdir) if conf.get("dt") == "yes" else None
+    dtb = make_dtb(conf, bdir) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:
         f.truncate(IVSHMEM_SIZE)
     peers = start_peers(bdir, shm)
-    cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append)
+    cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append, icount)
     with open(os.path.join(bdir, "qemu-cmd.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     console = []
@@ -86,9 +86,9 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append=""):
                     console.append(line)
                     logf.write(line + "\n")
                     if RESULT_RE.match(line.strip()):
-                        show(f"[{conf['name']}] {line.strip()}")
+                        show(f"[{conf.name}] {line.strip()}")
                     elif line.startswith("@@SUITE"):
-                        log(f"  [{conf['name']}] {line[2:]} "
+                        log(f"  [{conf.name}] {line[2:]} "
                             f"({time.time() - t0:.0f} s)")
                 logf.flush()
             elif proc.poll() is not None:

@@ -14,7 +14,7 @@ from .util import run
 
 def build(conf, state, results):
     """Build modules and static programs into build/<target>/; record failures."""
-    bdir = os.path.join(BUILD, conf["name"])
+    bdir = os.path.join(BUILD, conf.name)
     src = os.path.join(bdir, "src")
     os.makedirs(bdir, exist_ok=True)
     for sub in ("kernel", "include", "tests/kmod"):
@@ -76,7 +76,7 @@ def build(conf, state, results):
     # 32-bit programs for a 64-bit kernel's compat paths (arm64: AArch32 EL0).
     # A test source opts in by containing UDMEM_TEST_COMPAT32.
     compat = []
-    if conf.get("compat_cc"):
+    if conf.compat_cc:
         for name, sources in list(progs):
             with open(sources[0], errors="replace") as f:
                 if "UDMEM_TEST_COMPAT32" in f.read():
@@ -88,7 +88,7 @@ def build(conf, state, results):
 
     def compile_one(item):
         name, sources = item
-        compiler = conf["compat_cc"] if name.endswith("-compat32") else cc
+        compiler = conf.compat_cc if name.endswith("-compat32") else cc
         p = subprocess.run([compiler] + cflags + ["-o", os.path.join(bins, name)] +
                            sources + ["-lm", "-lpthread"],
                            capture_output=True, text=True)

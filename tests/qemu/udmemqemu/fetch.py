@@ -17,7 +17,7 @@ def fetch(conf):
 
     Serialized per kernel on a lock file, so a background prefetch and a run
     of the same target never unpack into each other."""
-    kdir = os.path.join(CACHE, "kernels", conf.get("base", conf["name"]))
+    kdir = os.path.join(CACHE, "kernels", conf.kernel_key)
     os.makedirs(os.path.dirname(kdir), exist_ok=True)
     with open(kdir + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -30,32 +30,31 @@ def _fetch(conf, kdir):
         with open(stamp) as f:
             return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
     env = apt_env()
-    abi, kver, kbuild = resolve_kernel(env, conf)
-    arch, flav = conf["deb_arch"], conf["flavour"]
+    abi, kver, kbuild = resolve_kernel(env, conf.flavour, conf.deb_arch, conf.suites)
+    arch, flav = conf.deb_arch, conf.flavour
     specs = [f"linux-image-{abi}-{flav}:{arch}={kver}",
              f"linux-headers-{abi}-{flav}:{arch}={kver}",
              f"linux-headers-{abi}-common={kver}"]
-    kb_suites = conf.get("kbuild_suite")
+    kb_suites = conf.kbuild_suite
     if kb_suites:
         # The target's own kbuild cannot run here; take the same series from
         # another suite (riscv64: trixie headers, bookworm-backports kbuild).
         # The kbuild that the amd64 kernel of that suite builds with.
-        _, kbuild_kver, kbuild = resolve_kernel(env, {
-            "flavour": "amd64", "deb_arch": "amd64", "suites": kb_suites})
+        _, kbuild_kver, kbuild = resolve_kernel(env, "amd64", "amd64", kb_suites)
         if not kbuild.startswith("linux-kbuild-" + re.match(r"\d+\.\d+", abi).group(0)):
-            raise RuntimeError(f"{kb_suites} has {kbuild}, not the {abi} series")
-        kbuild_ver = newest_version(env, kbuild + ":amd64", kb_suites.split())
+            raise RuntimeError(f"{' '.join(kb_suites)} has {kbuild}, not the {abi} series")
+        kbuild_ver = newest_version(env, kbuild + ":amd64", kb_suites)
     else:
         kbuild_ver = newest_version(env, kbuild + ":amd64",
-                                    conf["suites"].split() + ["bookworm-backports",
+                                    list(conf.suites) + ["bookworm-backports",
                                                               "bookworm-security",
                                                               "bookworm"])
     specs.append(f"{kbuild}:amd64={kbuild_ver}")
-    bb_ver = newest_version(env, f"busybox-static:{arch}", [conf["busybox_suite"]])
+    bb_ver = newest_version(env, f"busybox-static:{arch}", [conf.busybox_suite])
     specs.append(f"busybox-static:{arch}={bb_ver}")
-    if conf.get("modpost") == "target":
+    if conf.modpost == "target":
         specs.append(f"{kbuild}:{arch}=" +
-                     newest_version(env, f"{kbuild}:{arch}", conf["suites"].split()))
+                     newest_version(env, f"{kbuild}:{arch}", conf.suites))
         specs.append(f"libc6:{arch}=" + newest_version(env, f"libc6:{arch}", ["bookworm"]))
     debs = download(env, specs)
 
@@ -63,11 +62,11 @@ def _fetch(conf, kdir):
         shutil.rmtree(kdir)
     root = os.path.join(kdir, "root")
     os.makedirs(root)
-    log(f"udmem-qemu: unpacking {len(debs)} packages for {conf['name']}")
+    log(f"udmem-qemu: unpacking {len(debs)} packages for {conf.name}")
     target_kbuild = os.path.join(kdir, "target-kbuild")
     for deb in debs:
         name = os.path.basename(deb)
-        if conf.get("modpost") == "target" and \
+        if conf.modpost == "target" and \
                 (name.startswith(kbuild + "_") and name.endswith(f"_{arch}.deb") or
                  name.startswith("libc6_")):
             run(["dpkg-deb", "-x", deb, target_kbuild])
@@ -83,9 +82,9 @@ def _fetch(conf, kdir):
     text = text.replace("/usr/src/", os.path.join(root, "usr/src") + "/")
     with open(mk, "w") as f:
         f.write(text)
-    if kb_suites or conf.get("modpost") == "target":
+    if kb_suites or conf.modpost == "target":
         scripts_src = kb_dir
-        if conf.get("modpost") == "target":
+        if conf.modpost == "target":
             # Debian's amd64 modpost computes 64-bit device-table offsets;
             # run the target's own modpost under qemu-user instead.
             own = os.path.join(root, "usr/lib", kbuild + "-target")
@@ -124,12 +123,12 @@ def _fetch(conf, kdir):
 
 
 def kmake_args(conf, state):
-    args = [f"KERNEL_SRC={state['kernel_src']}", f"ARCH={conf['kernel_arch']}"]
-    if conf["cross_compile"]:
-        args.append(f"CROSS_COMPILE={conf['cross_compile']}")
-    args += conf["kmake"].split()
+    args = [f"KERNEL_SRC={state['kernel_src']}", f"ARCH={conf.kernel_arch}"]
+    if conf.cross_compile:
+        args.append(f"CROSS_COMPILE={conf.cross_compile}")
+    args += list(conf.kmake)
     return args
 
 
 def target_cc(conf):
-    return (conf["cross_compile"] or "") + "gcc"
+    return conf.cross_compile + "gcc"

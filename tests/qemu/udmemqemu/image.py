@@ -43,8 +43,8 @@ def make_initramfs(conf, state, bdir, suites):
                 os.path.join(stage, "init"))
     os.chmod(os.path.join(stage, "init"), 0o755)
     with open(os.path.join(stage, "udmem", "env"), "w") as f:
-        f.write(f"UDMEM_TARGET={conf['name']}\nUDMEM_ARCH={conf['arch']}\n"
-                f"UDMEM_HAS_DT={1 if conf.get('dt') == 'yes' else 0}\n")
+        f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
+                f"UDMEM_HAS_DT={1 if conf.dt else 0}\n")
     with open(os.path.join(stage, "udmem", "suites.list"), "w") as f:
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
@@ -61,15 +61,15 @@ def make_initramfs(conf, state, bdir, suites):
     # O_DIRECT tests); absent ones are simply missing and the suite SKIPs.
     kmods = os.path.join(stage, "udmem", "kmods")
     os.makedirs(kmods)
-    for m in conf.get("guest_kmods", "brd").split():
+    for m in conf.guest_kmods:
         copy_distro_module(state, m, kmods)
-    if conf.get("mode") == "host9p":
+    if conf.mode == "host9p":
         kmods = os.path.join(stage, "udmem", "host9p-modules")
         os.makedirs(kmods)
         order = []
-        for m in conf["host_modules"].split():
+        for m in conf.host_modules:
             if not copy_distro_module(state, m, kmods):
-                raise RuntimeError(f"no module {m} for {conf['name']}")
+                raise RuntimeError(f"no module {m} for {conf.name}")
             order.append(m + ".ko")
         with open(os.path.join(kmods, "order"), "w") as f:
             f.write("\n".join(order) + "\n")
@@ -84,14 +84,14 @@ def make_dtb(conf, bdir):
     """QEMU's own device tree plus tests/qemu/dt/*.dtsi."""
     base = os.path.join(bdir, "base.dtb")
     cmd = qemu_cmd(conf, None, None, None, None) + \
-        ["-machine", f"{conf['machine']},dumpdtb={base}"]
+        ["-machine", f"{conf.machine},dumpdtb={base}"]
     run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     dts = run(["dtc", "-q", "-I", "dtb", "-O", "dts", base], capture_output=True,
               text=True).stdout
     parts = [dts]
     for dtsi in sorted(glob.glob(os.path.join(QEMU_DIR, "dt", "*.dtsi"))):
         pre = run(["cpp", "-nostdinc", "-undef", "-P", "-x", "assembler-with-cpp",
-                   f"-DRAM_BASE={conf['ram_base']}", f"-DUDMEM_ARCH_{conf['arch']}=1",
+                   f"-DRAM_BASE={conf.ram_base}", f"-DUDMEM_ARCH_{conf.arch}=1",
                    dtsi], capture_output=True, text=True).stdout
         parts.append(f"/* {os.path.basename(dtsi)} */\n" + pre)
     full = os.path.join(bdir, "test.dts")

@@ -4,26 +4,26 @@
 IVSHMEM_SIZE = 4 << 20
 
 
-def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra=""):
-    cmd = [conf["qemu"], "-M", conf["machine"], "-cpu", conf["cpu"],
-           "-smp", conf["smp"], "-m", conf["memory"], "-nographic", "-no-reboot",
+def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
+    cmd = [conf.qemu, "-M", conf.machine, "-cpu", conf.cpu,
+           "-smp", str(conf.smp), "-m", str(conf.memory), "-nographic", "-no-reboot",
            "-nic", "none", "-accel", "tcg"]
-    if conf.get("icount"):
+    if icount:
         # Guest time = instructions retired: timings repeat whatever the host load.
         cmd += ["-icount", "shift=0,sleep=off"]
-    if conf.get("bios"):
-        cmd += ["-bios", conf["bios"]]
+    if conf.bios:
+        cmd += ["-bios", conf.bios]
     if kernel:
         cmd += ["-kernel", kernel, "-initrd", initrd,
-                "-append", f"console={conf['console']} quiet loglevel=4 log_buf_len=4M panic=-1 "
-                f"{conf.get('cmdline', '')} {append_extra}".strip()]
+                "-append", f"console={conf.console} quiet loglevel=4 log_buf_len=4M panic=-1 "
+                f"{conf.cmdline} {append_extra}".strip()]
     if dtb:
         cmd += ["-dtb", dtb]
     cmd += ["-device", "edu,dma_mask=0xffffffff"]
     # A PCI Express root port, so that the port services' pci_express bus
     # exists for u-dma-buf's bind=pci_express/<device>.
     cmd += ["-device", "pcie-root-port,id=udmem_rp0,chassis=1,slot=1"]
-    if conf.get("mode") == "host9p":
+    if conf.mode == "host9p":
         cmd += ["-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
                 "readonly=on,id=hostroot"]
     if shm:

@@ -21,7 +21,7 @@ from .util import QUIET, log, show
 def list_suites(conf):
     """Suites for a target: host9p targets run the suites marked host9p only."""
     suites = []
-    want_host9p = conf.get("mode") == "host9p"
+    want_host9p = conf.mode == "host9p"
     for d in sorted(glob.glob(os.path.join(TOP, "tests", "guest", "*", "suite.sh"))):
         d = os.path.dirname(d)
         if os.path.exists(os.path.join(d, "host9p")) == want_host9p:
@@ -48,7 +48,6 @@ def target_lock(name):
 
 def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
     conf = load_target(name)
-    conf["icount"] = icount
     results = []
     t0 = time.time()
     try:
@@ -64,16 +63,16 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         else:
             results.append(("not ok", f"{name}/fetch", str(e)[:400]))
         return results, time.time() - t0
-    bdir = os.path.join(BUILD, conf["name"])
+    bdir = os.path.join(BUILD, conf.name)
     if rebuild or not os.path.exists(os.path.join(bdir, "bin")):
         build(conf, state, results)
     # A build-only target (boot = no): the modules and programs must build warning-free.
-    if conf.get("boot") != "no":
+    if conf.boot:
         suites = suites or list_suites(conf)
-        timeout = timeout or int(conf.get("timeout", 1200))
+        timeout = timeout or conf.timeout
         logpath = logpath or os.path.join(bdir, "console.log")
         os.makedirs(os.path.dirname(os.path.abspath(logpath)), exist_ok=True)
-        boot(conf, state, bdir, suites, results, timeout, logpath, append)
+        boot(conf, state, bdir, suites, results, timeout, logpath, append, icount)
     return [(v, f"{name}:{t}", why) for v, t, why in results], time.time() - t0
 
 
