@@ -10,7 +10,7 @@ import time
 
 from .config import QEMU_DIR
 from .image import make_dtb, make_initramfs
-from .parse import RESULT_RE, parse_console
+from .parse import parse_console, parse_result
 from .qemu import IVSHMEM_SIZE, qemu_cmd
 from .util import log, show
 
@@ -41,10 +41,10 @@ def stop_peers(peers, results):
         text = out.read()
         out.close()
         for line in text.splitlines():
-            m = RESULT_RE.match(line.strip())
-            if m:
+            r = parse_result(line)
+            if r:
                 show(line.strip())
-                results.append((m.group(1), m.group(2), m.group(3) or ""))
+                results.append(r)
         if proc.returncode not in (0, -signal.SIGTERM):
             results.append(("not ok", f"peer-{name}/exit",
                             f"exit status {proc.returncode}: " +
@@ -85,7 +85,7 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
                     line = raw.decode("utf-8", "replace").rstrip("\r")
                     console.append(line)
                     logf.write(line + "\n")
-                    if RESULT_RE.match(line.strip()):
+                    if parse_result(line):
                         show(f"[{conf.name}] {line.strip()}")
                     elif line.startswith("@@SUITE"):
                         log(f"  [{conf.name}] {line[2:]} "

@@ -1,16 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""Results from a guest's console."""
+"""Results from a guest's console.
+
+A result is a line that starts with one of
+    ok - NAME                 not ok - NAME # REASON     ok - NAME # SKIP REASON
+    ok N NAME                 not ok N NAME # REASON     ok N NAME # SKIP REASON
+(the second row is KTAP; `ok N - NAME` is read too).  `KTAP version 1`, plans
+(`1..N`) and `#` diagnostic lines are not results; the guest's lib.sh checks
+plans.  An indented line is a KTAP subtest, summed up by its parent's line.
+"""
 
 import re
 
 from .util import show
 
-RESULT_RE = re.compile(r"^(not ok|ok) - (\S+)(?:\s+#\s*(.*))?$")
+RESULT_RE = re.compile(r"^(not ok|ok)\s+(?:(\d+)(?:\s+-)?|-)"
+                       r"(?:\s+([^#\s][^#]*?))?\s*(?:#\s*(.*))?$")
 # Console lines that mean the guest kernel went wrong.
 KERNEL_BAD_RE = re.compile(
     r"(Kernel panic|Oops|BUG:|Unable to handle kernel|Internal error:|"
     r"general protection fault|kernel BUG at|WARNING: CPU:|Call trace:|"
     r"Call Trace:|rcu_sched self-detected stall|soft lockup|hung_task)")
+
+
+def parse_result(line, suite=None):
+    """(verdict, name, reason) of a result line, else None.
+
+    A KTAP line without a name is named after its number in the suite."""
+    m = RESULT_RE.match(line.rstrip())
+    if not m:
+        return None
+    verdict, number, name, why = m.groups()
+    if not name:
+        name = f"{suite or 'guest'}/result-{number or 'unnumbered'}"
+    return verdict, name, why or ""
 
 
 def parse_console(console, ended):
@@ -31,10 +53,10 @@ def parse_console(console, ended):
                             "the suite printed no result line"))
 
     for line in console:
-        m = RESULT_RE.match(line.strip())
-        if m:
-            results.append((m.group(1), m.group(2), m.group(3) or ""))
-            if not m.group(2).endswith(("/kernel-log-clean", "/suite-exit-status")):
+        r = parse_result(line, suite)
+        if r:
+            results.append(r)
+            if not r[1].endswith(("/kernel-log-clean", "/suite-exit-status")):
                 counted += 1
         elif line.startswith("@@SUITE "):
             suite_done()
@@ -44,7 +66,7 @@ def parse_console(console, ended):
     if seen_end:
         suite_done()
     bad = [line for line in console if KERNEL_BAD_RE.search(line) and
-           not RESULT_RE.match(line.strip()) and not line.startswith("#")]
+           not parse_result(line) and not line.startswith("#")]
     tail = "\n".join("#   " + line for line in console[-40:])
     if bad:
         results.append(("not ok", "kernel/console-clean", bad[0].strip()[:300]))

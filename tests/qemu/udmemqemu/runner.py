@@ -14,7 +14,7 @@ from .boot import boot
 from .build import build
 from .config import BUILD, TOP, load_target
 from .fetch import fetch
-from .parse import RESULT_RE
+from .parse import parse_result
 from .util import QUIET, log, show
 
 
@@ -89,10 +89,10 @@ def run_host_steps():
                            text=True)
         step = []
         for line in (p.stdout + p.stderr).splitlines():
-            m = RESULT_RE.match(line.strip())
-            if m:
+            r = parse_result(line)
+            if r:
                 show(f"[host] {line.strip()}")
-                step.append((m.group(1), "host:" + m.group(2), m.group(3) or ""))
+                step.append((r[0], "host:" + r[1], r[2]))
         # A step that fails must show it, and one that passes must have run something.
         if p.returncode != 0 and not any(v == "not ok" for v, _, _ in step):
             step.append(("not ok", f"host:{rel}", "make check failed: " +
