@@ -9,20 +9,13 @@ import subprocess
 import threading
 import time
 
-from .config import CACHE
+from .config import ARCHIVE, CACHE
 from .util import log, run
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
-MIRROR = "http://deb.debian.org/debian"
-SECURITY = "http://deb.debian.org/debian-security"
-
-
-APT_SOURCES = (
-    f"deb [signed-by={KEYRING}] {MIRROR} bookworm main\n"
-    f"deb [signed-by={KEYRING}] {MIRROR} bookworm-backports main\n"
-    f"deb [arch=amd64,arm64 signed-by={KEYRING}] {SECURITY} bookworm-security main\n"
-    f"deb [arch=riscv64 signed-by={KEYRING}] {MIRROR} trixie main\n"
-    f"deb [arch=riscv64 signed-by={KEYRING}] {SECURITY} trixie-security main\n")
+APT_SOURCES = "".join(
+    f"deb [{'arch=' + ','.join(archs) + ' ' if archs else ''}signed-by={KEYRING}] "
+    f"{url} {suite} main\n" for suite, (url, archs) in ARCHIVE.items())
 # Process-wide: the package lists were refreshed (or tried) by this run.
 APT_TRIED = threading.Event()
 

@@ -21,6 +21,23 @@ CACHE = os.environ.get("UDMEM_CACHE") or os.path.join(
     os.path.expanduser("~"), ".cache", "udmem")
 BUILD = os.path.join(TOP, "build")
 
+MIRROR = "http://deb.debian.org/debian"
+SECURITY = "http://deb.debian.org/debian-security"
+# The Debian suites the private apt reads: suite -> (archive, architectures).
+# A target may name only these.  Security lines are restricted to the
+# architectures whose index the mirror serves whole (armhf and riscv64
+# arrived truncated for bookworm-security; bullseye-security has no armhf).
+ARCHIVE = {
+    "bookworm": (MIRROR, ()),
+    "bookworm-backports": (MIRROR, ()),
+    "bookworm-security": (SECURITY, ("amd64", "arm64")),
+    "trixie": (MIRROR, ("riscv64",)),
+    "trixie-security": (SECURITY, ("riscv64",)),
+    "bullseye": (MIRROR, ("amd64", "arm64", "armhf")),
+    "bullseye-security": (SECURITY, ("amd64", "arm64")),
+    "sid": (MIRROR, ("amd64", "arm64", "riscv64")),
+}
+
 
 class TargetError(ValueError):
     """A target file that cannot be used as written."""
@@ -45,6 +62,9 @@ class Target:
     """
 
     name: str = _key("The file's name without .conf (not a key: set by the loader).")
+    kernel_key: str = _key("Folder of the downloaded kernel in $UDMEM_CACHE/kernels: the "
+                           "name of the nearest target in the `base` chain that sets a key "
+                           "choosing the kernel (not a key: set by the loader).", "")
     # ---- the guest and its kernel
     arch: str = _key("udmem's name for the architecture; the guest sees it as "
                      "UDMEM_ARCH and the .dtsi files as UDMEM_ARCH_<arch>.",
@@ -57,7 +77,7 @@ class Target:
                          choices=("amd64", "arm64", "armhf", "riscv64"))
     suites: tuple[str, ...] = _key(
         "Debian suites (words) searched for the newest linux-image-<flavour>; "
-        "each must be a line of the private apt's sources (udmemqemu/apt.py).")
+        "each must be in ARCHIVE above.")
     flavour: str = _key("Debian kernel flavour: linux-image-<abi>-<flavour>.")
     busybox_suite: str = _key("Debian suite whose busybox-static is the guest's user space.")
     kbuild_suite: tuple[str, ...] = _key(
@@ -100,6 +120,14 @@ class Target:
                      "downloaded kernel.", "")
 
     def __post_init__(self):
+        for suite in self.suites + self.kbuild_suite + (self.busybox_suite,):
+            if suite not in ARCHIVE:
+                raise TargetError(f"suite {suite}: not one of {', '.join(ARCHIVE)}")
+        for suite in self.suites:
+            archs = ARCHIVE[suite][1]
+            if archs and self.deb_arch not in archs:
+                raise TargetError(f"suite {suite} is read for {', '.join(archs)} only, "
+                                  f"not {self.deb_arch}")
         for f in dataclasses.fields(self):
             choices = f.metadata.get("choices")
             value = getattr(self, f.name)
@@ -113,13 +141,10 @@ class Target:
             if getattr(self, key) <= 0:
                 raise TargetError(f"{key} must be positive")
 
-    @property
-    def kernel_key(self):
-        """Name of the downloaded kernel tree: a variant shares its base's."""
-        return self.base or self.name
 
-
-KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name != "name"}
+KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name not in ("name", "kernel_key")}
+# Keys that choose which kernel packages are fetched and how they are unpacked.
+KERNEL_KEYS = ("deb_arch", "suites", "flavour", "busybox_suite", "kbuild_suite", "modpost")
 
 
 def _convert(field, value):
@@ -176,10 +201,13 @@ def _pairs(name, directory, seen):
     if name in seen:
         raise TargetError(f"{name}.conf: `base` loops through {' -> '.join(seen + [name])}")
     pairs = read_conf(path)
+    own_kernel = "base" not in pairs or any(k in pairs for k in KERNEL_KEYS)
     if "base" in pairs:
         merged = _pairs(pairs["base"], directory, seen + [name])
         merged.update(pairs)
         pairs = merged
+    if own_kernel:
+        pairs["kernel_key"] = name
     return pairs
 
 

@@ -40,6 +40,7 @@ CASES = [
     ("not-key-value", "just words\n", "not a `key = value` line"),
     ("zero-memory", "memory = 0\n", "memory must be positive"),
     ("host9p-without-modules", "mode = host9p\n", "mode = host9p needs host_modules"),
+    ("unknown-suite", "kbuild_suite = hamm\n", "suite hamm: not one of"),
 ]
 
 
@@ -79,6 +80,15 @@ def main():
         t = config.parse_target("variant", d)
         check(results, "base-inherits", (t.arch, t.suites, t.smp, t.cmdline, t.kernel_key) ==
               ("arm64", ("bookworm", "bookworm-security"), 4, "cma=64M", "good"), repr(t))
+        with open(os.path.join(d, "newer.conf"), "w") as f:
+            f.write("base = variant\nsuites = bookworm-backports\n")
+        t = config.parse_target("newer", d)
+        check(results, "other-kernel-own-cache", (t.smp, t.kernel_key) == (4, "newer"), repr(t))
+        with open(os.path.join(d, "newer.conf"), "w") as f:
+            f.write("base = variant\nsuites = trixie\n")
+        err = error_of(d, "newer")
+        check(results, "rejects-suite-without-arch", err is not None and
+              "for riscv64 only, not arm64" in err, repr(err))
         with open(os.path.join(d, "good.conf"), "a") as f:
             f.write("base = variant\n")
         err = error_of(d, "variant")
