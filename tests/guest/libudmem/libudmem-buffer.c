@@ -207,7 +207,7 @@ TEST(buffer_map_readonly_handle_write_faults)
 	void *addr = NULL;
 
 	ASSERT_EQ(udmem_buffer_map(buf, &addr), 0);
-	EXPECT_EQ(udmem_test_signal_of(lt_write_byte, addr), SIGSEGV);
+	EXPECT_EQ(ut_signal_of(lt_write_byte, addr), SIGSEGV);
 	udmem_buffer_close(buf);
 }
 
@@ -417,3 +417,5 @@ TEST(buffer_delete_missing_enoent)
 	EXPECT_EQ(udmem_buffer_delete("../udmabuf0"), -EINVAL);
 	EXPECT_EQ(udmem_buffer_delete(NULL), -EINVAL);
 }
+
+TEST_HARNESS_MAIN

@@ -153,7 +153,7 @@ TEST(region_map_readonly_handle_write_faults)
 	void *addr = NULL;
 
 	ASSERT_EQ(udmem_region_map(reg, &addr), 0);
-	EXPECT_EQ(udmem_test_signal_of(lt_write_byte, addr), SIGSEGV);
+	EXPECT_EQ(ut_signal_of(lt_write_byte, addr), SIGSEGV);
 	udmem_region_close(reg);
 }
 
@@ -200,3 +200,5 @@ TEST(region_list_has_the_region)
 	EXPECT_TRUE(found);
 	udmem_list_free(names);
 }
+
+TEST_HARNESS_MAIN

@@ -269,3 +269,5 @@ TEST(unbind_bind_cycles_no_leak)
 	}
 	EXPECT_TRUE(exists(DEVNODE));
 }
+
+TEST_HARNESS_MAIN

@@ -122,7 +122,7 @@ static inline uint64_t ut_get(const char *dev, const char *attr, int base)
 	uint64_t v = 0;
 	int err = ut_attr_u64(dev, attr, base, &v);
 
-	UDMEM_CHECK(err == 0, 1, "reading %s/%s: %s", dev, attr, strerror(-err));
+	UT_CHECK(err == 0, 1, "reading %s/%s: %s", dev, attr, strerror(-err));
 	return v;
 }
 
@@ -130,7 +130,7 @@ static inline void ut_set(const char *dev, const char *attr, uint64_t v)
 {
 	int err = ut_attr_write_u64(dev, attr, v);
 
-	UDMEM_CHECK(err == 0, 1, "writing %llu to %s/%s: %s", (unsigned long long)v,
+	UT_CHECK(err == 0, 1, "writing %llu to %s/%s: %s", (unsigned long long)v,
 		    dev, attr, strerror(-err));
 }
 
@@ -153,7 +153,7 @@ static inline int ut_open(const char *dev, int flags)
 
 	ut_path(path, sizeof(path), dev, NULL);
 	fd = open(path, flags);
-	UDMEM_CHECK(fd >= 0, 1, "open %s (flags 0x%x): %s", path, flags, strerror(errno));
+	UT_CHECK(fd >= 0, 1, "open %s (flags 0x%x): %s", path, flags, strerror(errno));
 	return fd;
 }
 
@@ -167,7 +167,7 @@ static inline void ut_reset_sync(const char *dev)
 
 #define ASSERT_PATTERN(p, len, pos, seed) do {				\
 		long __i = ut_check((p), (len), (pos), (seed));		\
-		UDMEM_CHECK(__i < 0, 1, "data mismatch at byte %ld of %zu " \
+		UT_CHECK(__i < 0, 1, "data mismatch at byte %ld of %zu " \
 			    "(pattern seed %u): want 0x%02x, got 0x%02x", \
 			    __i, (size_t)(len), (unsigned int)(seed),	\
 			    __i < 0 ? 0 : ut_pattern_byte((pos) + __i, (seed)), \
