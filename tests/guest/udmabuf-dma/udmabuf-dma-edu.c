@@ -9,17 +9,10 @@
  *	UDMABUF_SRC, UDMABUF_DST	the two buffers (at least 64 KiB each)
  */
 #define _FILE_OFFSET_BITS 64
-#include "../udmabuf/udmabuf-test.h"
+#include "udmabuf-test.h"
 
 #define UT_EDU	"/dev/udmem-edu-test"
 #define UT_LEN	8192	/* two device-buffer loads */
-
-static const char *ut_env(const char *name, const char *def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : def;
-}
 
 #define UT_SRC	ut_env("UDMABUF_SRC", "udmabuf0")
 #define UT_DST	ut_env("UDMABUF_DST", "udmabuf1")
