@@ -46,43 +46,6 @@ const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int l
 }
 EXPORT_SYMBOL(u_dma_buf_find_available_bus_type);
 
-#ifdef CONFIG_PCIEPORTBUS
-/*
- * The PCI Express port services ("0000:00:01.0:pcie002" and so on) sit on
- * the "pci_express" bus, whose bus_type is not exported since 6.6.  Every
- * service device is a child of its port's pci_dev, so take the bus from
- * the first child found there.
- */
-static int udmabuf_pcie_child(struct device *dev, void *data)
-{
-	const struct bus_type **found = data;
-
-	if (dev->bus && !strcmp(dev->bus->name, "pci_express")) {
-		*found = dev->bus;
-		return 1;
-	}
-	return 0;
-}
-
-static int udmabuf_pcie_port(struct device *dev, void *data)
-{
-	return device_for_each_child(dev, data, udmabuf_pcie_child);
-}
-
-static const struct bus_type *udmabuf_pcie_port_bus(void)
-{
-	const struct bus_type *found = NULL;
-
-	bus_for_each_dev(&pci_bus_type, NULL, &found, udmabuf_pcie_port);
-	return found;
-}
-#else
-static const struct bus_type *udmabuf_pcie_port_bus(void)
-{
-	return NULL;
-}
-#endif
-
 void __init udmabuf_bus_types_init(void)
 {
 	const struct bus_type *pcie;

@@ -165,6 +165,16 @@ struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
 int udmabuf_static_create(int i);
 void udmabuf_static_remove_all(void);
 
+/* pcie.c: the port-service bus, or NULL (also without CONFIG_PCIEPORTBUS) */
+#if IS_ENABLED(CONFIG_PCIEPORTBUS)
+const struct bus_type *udmabuf_pcie_port_bus(void);
+#else
+static inline const struct bus_type *udmabuf_pcie_port_bus(void)
+{
+	return NULL;
+}
+#endif
+
 /* api.c */
 void udmabuf_api_remove_all(void);
 
