@@ -9,8 +9,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/mutex.h>
 
+#include "common/udmem_range.h"
 #include "udmabuf.h"
-#include "udmem_range.h"
 
 /**
  * udmabuf_sync_dma() - cache maintenance on a range, nothing else

@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #include <linux/u-dma-buf-ioctl.h>
-#include "udmem_sync.h"
+#include "common/udmem_sync.h"
 
 #define UDMABUF_DRIVER_NAME	"u-dma-buf"
 #define UDMABUF_DRIVER_VERSION	"1.0.0"
