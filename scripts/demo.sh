@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # demo.sh - what `make demo` runs: boot the arm64 guest whose device tree
 # carries seed 000's six buffers and a device-memory region, run
-# `udmem bench` there (tests/guest/demo), print its table and seed 000's
-# client program, and draw the charts into results/<timestamp>/.
+# `udmem bench` there (tests/guest/demo), print its table and the figures
+# of our CPU-access program (mmap against read()/write(), sync on and off),
+# and draw the charts into results/<timestamp>/.  When seed 000's own
+# program was extracted from its document (tests/guest/udmabuf-cpu-access/
+# extract-document-program.sh), it runs too (seed000.txt).
 #
 #   scripts/demo.sh [TARGET]        default arm64; DEMO_RUNS=N runs per figure
 set -eu
@@ -41,7 +44,9 @@ set -e
 # Records and the table, without the console's carriage returns.
 tr -d '\r' < "$LOG" | sed -n 's/^.*@@JSON //p' > "$RESULTS/bench.jsonl"
 tr -d '\r' < "$LOG" | sed -n 's/^@@TABLE \{0,1\}//p' > "$RESULTS/table.txt"
+tr -d '\r' < "$LOG" | sed -n 's/^@@ACCESS \{0,1\}//p' > "$RESULTS/cpu-access.txt"
 tr -d '\r' < "$LOG" | sed -n 's/^@@SEED000 \{0,1\}//p' > "$RESULTS/seed000.txt"
+[ -s "$RESULTS/seed000.txt" ] || rm -f "$RESULTS/seed000.txt"
 cp "$LOG" "$RESULTS/console.log"
 
 if [ ! -s "$RESULTS/bench.jsonl" ]; then
@@ -57,9 +62,15 @@ if [ -n "$icount" ]; then
 	echo "$note"
 fi
 cat "$RESULTS/table.txt"
-if [ -s "$RESULTS/seed000.txt" ]; then
+if [ -s "$RESULTS/cpu-access.txt" ]; then
 	echo
-	echo "Seed 000's client program (u-dma-buf-file-test) in the same guest:"
+	echo "CPU access, whole buffer, timed with its syncs (udmabuf-cpu-access; sync=1: O_SYNC):"
+	awk '{ printf "  %-22s %s %-5s %s %10s MB/s\n", $1, $2, $3, $4, $(NF - 1) }' \
+		"$RESULTS/cpu-access.txt"
+fi
+if [ -f "$RESULTS/seed000.txt" ]; then
+	echo
+	echo "Seed 000's own program (u-dma-buf-file-test, from the document) in the same guest:"
 	grep -E '^(##|mmap|file)' "$RESULTS/seed000.txt" || true
 fi
 

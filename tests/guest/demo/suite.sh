@@ -3,8 +3,9 @@
 # the six buffers of seed 000's table (tests/qemu/dt/10-u-dma-buf.dtsi) and
 # a device-memory region (20-uiomem.dtsi).  Runs the full `udmem bench`,
 # prints every JSON record prefixed "@@JSON ", the table prefixed
-# "@@TABLE ", and seed 000's client program prefixed "@@SEED000 ";
-# scripts/demo.sh picks them out of the console log.
+# "@@TABLE ", our CPU-access program's timings prefixed "@@ACCESS " (and
+# the seed document's own program prefixed "@@SEED000 " when the harness
+# built it); scripts/demo.sh picks them out of the console log.
 
 DEMO_OUT=/tmp/demo.jsonl
 DEMO_RUNS=${DEMO_RUNS:-5}
@@ -74,19 +75,37 @@ else
 	tap_fail bench-complete "no end record"
 fi
 
-# Seed 000's own client program on every buffer, for the record.
+# demo_measured NAME: is NAME one of the measured buffers (all when none is)?
+demo_measured() {
+	case " $demo_names " in
+	*" $1 "*|"  ") return 0 ;;
+	esac
+	return 1
+}
+
+# Our CPU-access program (tests/guest/udmabuf-cpu-access: mmap against
+# read()/write(), O_SYNC and cached, data checked) on every measured buffer;
+# its timing lines again prefixed "@@ACCESS ".
+for b in $(ls /sys/class/u-dma-buf 2>/dev/null); do
+	demo_measured "$b" || continue
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/cpu-access/$b" UDMABUF_DEV="$b" \
+		udmabuf-cpu-access | tee /tmp/demo-access.log
+	sed -n 's/^# cpu-access /@@ACCESS /p' /tmp/demo-access.log
+done
+rm -f /tmp/demo-access.log
+
+# The seed document's own program, when it was extracted from the document
+# (tests/guest/udmabuf-cpu-access/extract-document-program.sh) and so
+# built, prefixed "@@SEED000 ".
 if [ -x /udmem/bin/u-dma-buf-file-test ]; then
 	for b in $(ls /sys/class/u-dma-buf 2>/dev/null); do
-		case " $demo_names " in
-		*" $b "*|"  ") ;;
-		*) continue ;;
-		esac
+		demo_measured "$b" || continue
 		echo "@@SEED000 ##  file-test-$b"
 		/udmem/bin/u-dma-buf-file-test -n "$b" 2>&1 | sed 's/^/@@SEED000 /'
 	done
-	tap_ok seed000-client-ran
+	tap_ok document-program-ran
 else
-	tap_skip seed000-client-ran "/udmem/bin/u-dma-buf-file-test is not built"
+	tap_skip document-program-ran "no source document given (see tests/guest/udmabuf-cpu-access/extract-document-program.sh)"
 fi
 
 rm -f "$DEMO_OUT"

@@ -9,8 +9,8 @@ ud_edu=${ud_edu_path##*/}
 
 # ud_pair TAG SRC DST: run the DMA program from SRC to DST
 ud_pair() {
-	env UDMEM_SUITE="$UDMEM_SUITE/$1" UDMABUF_SRC="$2" UDMABUF_DST="$3" \
-		/udmem/bin/udmabuf-dma-edu
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/$1" UDMABUF_SRC="$2" UDMABUF_DST="$3" \
+		udmabuf-dma-edu
 }
 
 if [ -z "$ud_edu" ]; then

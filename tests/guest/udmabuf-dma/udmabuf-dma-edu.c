@@ -24,7 +24,7 @@ static int ut_edu_copy(uint64_t src, uint64_t dst, uint64_t len)
 	int fd = open(UT_EDU, O_WRONLY), n, err = 0;
 
 	UT_CHECK(fd >= 0, 1, "open %s: %s (is udmem-edu-test loaded?)", UT_EDU,
-		    strerror(errno));
+		 strerror(errno));
 	n = snprintf(cmd, sizeof(cmd), "copy 0x%llx 0x%llx %llu\n", (unsigned long long)src,
 		     (unsigned long long)dst, (unsigned long long)len);
 	if (write(fd, cmd, n) != n)
@@ -67,7 +67,7 @@ static void ut_sync(const char *dev, int fd, enum ut_sync_way way, int for_devic
 	}
 	}
 	UT_CHECK(ut_get(dev, "sync_owner", 10) == (uint64_t)!!for_device, 1,
-		    "%s: sync_owner after %s is not %d", dev, attr, !!for_device);
+		 "%s: sync_owner after %s is not %d", dev, attr, !!for_device);
 }
 
 /*
@@ -109,7 +109,7 @@ static void ut_dma_case(int osync, enum ut_sync_way way, uint64_t soff, uint64_t
 	for (i = 0; i < (long)map; i++)
 		if ((uint64_t)i < doff || (uint64_t)i >= doff + UT_LEN)
 			UT_CHECK(dp[i] == 0, 1, "dst byte %ld outside the DMA range: 0x%02x", i,
-				    dp[i]);
+				 dp[i]);
 	b = malloc(map);
 	ASSERT_TRUE(b != NULL);
 	ASSERT_EQ(ut_pread_all(dfd, b, map, 0), 0);
@@ -188,7 +188,7 @@ TEST(edu_peer_rejects_bad_commands)
 		errno = 0;
 		n = write(fd, bad[i], strlen(bad[i]));
 		UT_CHECK(n == -1 && errno == EINVAL, 0, "\"%.30s\": want EINVAL, got %zd (%s)",
-			    bad[i], n, strerror(errno));
+			 bad[i], n, strerror(errno));
 		close(fd);
 	}
 }

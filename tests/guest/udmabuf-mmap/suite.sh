@@ -40,7 +40,7 @@ if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
 		fi
 	done
 	tap_eq mode-page-attr 4 "$(cat /sys/class/u-dma-buf/udmem-mm-page/quirk_mmap_mode 2>/dev/null)"
-	udmem_run udmabuf-mmap-test
+	udmem_run udmabuf-mmap
 else
 	tap_fail setup-mgr "insmod u-dma-buf-mgr failed"
 fi

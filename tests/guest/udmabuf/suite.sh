@@ -50,11 +50,8 @@ ut_prog() {
 	_dev=$2
 	_prog=$3
 	shift 3
-	if [ ! -x "/udmem/bin/$_prog" ]; then
-		tap_fail "$_tag/$_prog" "program /udmem/bin/$_prog is missing"
-		return 1
-	fi
-	env $_envs UDMEM_SUITE="$UDMEM_SUITE/$_tag" UDMABUF_DEV="$_dev" "/udmem/bin/$_prog" "$@"
+	# shellcheck disable=SC2086
+	udmem_run $_envs UDMEM_SUITE="$UDMEM_SUITE/$_tag" UDMABUF_DEV="$_dev" "$_prog" "$@"
 }
 
 ut_attr() {

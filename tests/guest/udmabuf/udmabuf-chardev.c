@@ -315,8 +315,8 @@ TEST(mmap_past_end_einval)
 		int e = errno;
 
 		UT_CHECK(p == MAP_FAILED && (e == EINVAL || e == EOVERFLOW), 0,
-			    "mmap at offset 0x%llx: want EINVAL, got %s",
-			    (unsigned long long)far, p == MAP_FAILED ? strerror(e) : "a mapping");
+			 "mmap at offset 0x%llx: want EINVAL, got %s",
+			 (unsigned long long)far, p == MAP_FAILED ? strerror(e) : "a mapping");
 	}
 	close(fd);
 }
@@ -342,7 +342,7 @@ TEST(mmap_read_only_shared_on_read_only_fd_works)
 
 	/* do_mmap() drops VM_SHARED for a file not open for writing */
 	UT_CHECK(p != MAP_FAILED, 1, "read-only shared mmap of an O_RDONLY fd: %s",
-		    strerror(errno));
+		 strerror(errno));
 	ASSERT_EQ(ut_pread_all(fd, b, sizeof(b), 0), 0);
 	EXPECT_EQ(memcmp(p, b, sizeof(b)), 0);
 	close(fd);
@@ -382,7 +382,7 @@ TEST(mremap_grow_refused_or_sigbus)
 		int sig = ut_signal_of(ut_touch, q + alloc + pg);
 
 		UT_CHECK(sig == SIGBUS, 0,
-			    "touching a grown mapping past the buffer: want SIGBUS, got %d", sig);
+			 "touching a grown mapping past the buffer: want SIGBUS, got %d", sig);
 	}
 	close(fd);
 }
@@ -414,7 +414,7 @@ TEST(fork_child_keeps_mapping)
 	ASSERT_EQ(write(pfd[1], "g", 1), 1);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	UT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, 0,
-		    "child reading the inherited mapping: status 0x%x", status);
+		 "child reading the inherited mapping: status 0x%x", status);
 }
 
 static void ut_touch_page(void *arg)
@@ -499,11 +499,11 @@ TEST(gup_on_mapping_page_mode_works)
 		SKIP("kernel without CONFIG_CMA: page mode falls back to a pfn mapping");
 	if (mode == 4) {
 		UT_CHECK(n == 2 * pg, 1, "page mode: process_vm_readv gave %zd (%s)", n,
-			    strerror(errno));
+			 strerror(errno));
 	} else {
 		UT_CHECK(n == 2 * pg || (n == -1 && errno == EFAULT), 1,
-			    "mode %llu: process_vm_readv gave %zd (%s)",
-			    (unsigned long long)mode, n, strerror(errno));
+			 "mode %llu: process_vm_readv gave %zd (%s)",
+			 (unsigned long long)mode, n, strerror(errno));
 	}
 	if (n == 2 * pg)
 		ASSERT_PATTERN(out, 2 * pg, 0, 801);

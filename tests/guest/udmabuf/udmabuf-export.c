@@ -182,7 +182,7 @@ TEST(export_read_only_maps_read_only)
 	ASSERT_GE(bfd, 0);
 	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, bfd, 0);
 	UT_CHECK(p != MAP_FAILED, 1, "read-only mmap of a read-only export: %s",
-		    strerror(errno));
+		 strerror(errno));
 	close(bfd);
 	close(fd);
 }
@@ -219,10 +219,10 @@ TEST(export_map_private_einval)
 #define EXPECT_EXPORT_EINVAL(fd, off, len, flags) do {			\
 		int __r = ut_export(fd, off, len, flags, NULL);		\
 		UT_CHECK(__r == -EINVAL, 0,				\
-			    "EXPORT offset 0x%llx size 0x%llx flags 0x%llx: " \
-			    "want EINVAL, got %d", (unsigned long long)(off), \
-			    (unsigned long long)(len),			\
-			    (unsigned long long)(flags), __r);		\
+			 "EXPORT offset 0x%llx size 0x%llx flags 0x%llx: " \
+			 "want EINVAL, got %d", (unsigned long long)(off), \
+			 (unsigned long long)(len),			\
+			 (unsigned long long)(flags), __r);		\
 		if (__r >= 0)						\
 			close(__r);					\
 	} while (0)

@@ -62,21 +62,21 @@ static void ut_drop(const char *name)
 #define ASSERT_MGR_OK(s) do {						\
 		int __e = ut_mgr(s);					\
 		UT_CHECK(__e == 0, 1, "mgr \"%s\": want success, got %s", \
-			    s, strerror(-__e));				\
+			 s, strerror(-__e));				\
 	} while (0)
 
 #define EXPECT_MGR_ERR(s, e1, e2) do {					\
 		int __e = ut_mgr(s);					\
 		UT_CHECK(__e == -(e1) || __e == -(e2), 0,		\
-			    "mgr \"%s\": want %s, got %s", s, strerror(e1), \
-			    __e ? strerror(-__e) : "success");		\
+			 "mgr \"%s\": want %s, got %s", s, strerror(e1), \
+			 __e ? strerror(-__e) : "success");		\
 	} while (0)
 
 #define EXPECT_EXISTS(name, want) do {					\
 		int __x = ut_exists(name);				\
 		UT_CHECK(__x == (want), 0, "buffer %s: want %s, got %s", \
-			    name, (want) ? "present" : "absent",	\
-			    __x ? "present" : "absent");		\
+			 name, (want) ? "present" : "absent",	\
+			 __x ? "present" : "absent");		\
 	} while (0)
 
 TEST(create_and_delete)
@@ -389,7 +389,7 @@ TEST(full_line_buffer_enospc)
 			break;
 	}
 	UT_CHECK(e == -ENOSPC, 0, "over-long command: want ENOSPC, got %s",
-		    e ? strerror(-e) : "success");
+		 e ? strerror(-e) : "success");
 	close(fd);
 	/* a fresh open starts clean */
 	ut_drop("ut-n1");
@@ -419,9 +419,9 @@ TEST(size_4gib_or_more_exact_or_refused)
 			ut_drop("ut-g1");
 		} else {
 			UT_CHECK(e == -ENOMEM || e == -EINVAL || e == -E2BIG ||
-				    e == -ERANGE || e == -EFBIG, 0,
-				    "\"%.40s\": want success or a size error, got %s", cmd[i],
-				    strerror(-e));
+				 e == -ERANGE || e == -EFBIG, 0,
+				 "\"%.40s\": want success or a size error, got %s", cmd[i],
+				 strerror(-e));
 			EXPECT_EXISTS("ut-g1", 0);
 		}
 	}

@@ -41,8 +41,8 @@ static int ut_is_number_line(const char *s, int base)
 		int __e = ut_attr_read(ut_dev(), attr, __b, sizeof(__b)); \
 		ASSERT_EQ(__e, 0);					\
 		UT_CHECK(ut_is_number_line(__b, base), 1,		\
-			    "%s: want a base-%d number and a newline, got \"%s\"", \
-			    attr, base, __b);				\
+			 "%s: want a base-%d number and a newline, got \"%s\"", \
+			 attr, base, __b);				\
 	} while (0)
 
 TEST(read_formats_numbers)
@@ -67,7 +67,7 @@ TEST(driver_version_is_dotted_string)
 
 	ASSERT_EQ(ut_attr_read(ut_dev(), "driver_version", b, sizeof(b)), 0);
 	UT_CHECK(sscanf(b, "%u.%u.%u", &a, &c, &d) == 3, 1,
-		    "driver_version: want N.N.N, got \"%s\"", b);
+		 "driver_version: want N.N.N, got \"%s\"", b);
 	UT_CHECK(b[strlen(b) - 1] == '\n', 1, "driver_version lacks a newline: \"%s\"", b);
 }
 
@@ -88,7 +88,7 @@ TEST(phys_addr_is_padded_lowercase_hex)
 	len = strlen(b);
 	/* %pad: "0x" + 8 or 16 digits (dma_addr_t width) + "\n" */
 	UT_CHECK(len == 2 + 8 + 1 || len == 2 + 16 + 1, 1,
-		    "phys_addr: want 0x + 8 or 16 digits, got \"%s\"", b);
+		 "phys_addr: want 0x + 8 or 16 digits, got \"%s\"", b);
 	UT_CHECK(ut_is_number_line(b, 16), 1, "phys_addr not lowercase hex: \"%s\"", b);
 }
 
@@ -144,7 +144,7 @@ TEST(sync_mode_accepts_0_to_7_in_every_base)
 		int err = ut_attr_write(ut_dev(), "sync_mode", in[i]);
 
 		UT_CHECK(err == 0, 0, "sync_mode <- \"%s\": want success, got %s",
-			    in[i], strerror(-err));
+			 in[i], strerror(-err));
 		EXPECT_EQ(ut_get(ut_dev(), "sync_mode", 10), want[i]);
 	}
 }
@@ -162,8 +162,8 @@ TEST(sync_mode_rejects_bad_input_einval)
 		int err = ut_attr_write(ut_dev(), "sync_mode", bad[i]);
 
 		UT_CHECK(err == -EINVAL || err == -ERANGE, 0,
-			    "sync_mode <- \"%s\": want EINVAL, got %s", bad[i],
-			    err ? strerror(-err) : "success");
+			 "sync_mode <- \"%s\": want EINVAL, got %s", bad[i],
+			 err ? strerror(-err) : "success");
 		EXPECT_EQ(ut_get(ut_dev(), "sync_mode", 10), 1);
 	}
 	/* Beyond U64_MAX: ERANGE from kstrtoull (EINVAL also acceptable). */
@@ -171,8 +171,8 @@ TEST(sync_mode_rejects_bad_input_einval)
 		int err = ut_attr_write(ut_dev(), "sync_mode", "18446744073709551616");
 
 		UT_CHECK(err == -ERANGE || err == -EINVAL, 0,
-			    "sync_mode <- 2^64: want ERANGE, got %s",
-			    err ? strerror(-err) : "success");
+			 "sync_mode <- 2^64: want ERANGE, got %s",
+			 err ? strerror(-err) : "success");
 	}
 }
 
@@ -186,11 +186,11 @@ TEST(sync_direction_accepts_0_to_2_rejects_3)
 	}
 	err = ut_attr_write(ut_dev(), "sync_direction", "3");
 	UT_CHECK(err == -EINVAL, 0, "sync_direction <- 3: want EINVAL, got %s",
-		    err ? strerror(-err) : "success");
+		 err ? strerror(-err) : "success");
 	EXPECT_EQ(ut_get(ut_dev(), "sync_direction", 10), 2);
 	err = ut_attr_write(ut_dev(), "sync_direction", "-1");
 	UT_CHECK(err == -EINVAL || err == -ERANGE, 0,
-		    "sync_direction <- -1: want EINVAL, got %s", err ? strerror(-err) : "success");
+		 "sync_direction <- -1: want EINVAL, got %s", err ? strerror(-err) : "success");
 	ut_set(ut_dev(), "sync_direction", 0);
 }
 
@@ -233,11 +233,11 @@ TEST(sync_offset_and_size_reject_garbage_einval)
 		int e2 = ut_attr_write(ut_dev(), "sync_size", bad[i]);
 
 		UT_CHECK(e1 == -EINVAL || e1 == -ERANGE, 0,
-			    "sync_offset <- \"%s\": want EINVAL, got %s", bad[i],
-			    e1 ? strerror(-e1) : "success");
+			 "sync_offset <- \"%s\": want EINVAL, got %s", bad[i],
+			 e1 ? strerror(-e1) : "success");
 		UT_CHECK(e2 == -EINVAL || e2 == -ERANGE, 0,
-			    "sync_size <- \"%s\": want EINVAL, got %s", bad[i],
-			    e2 ? strerror(-e2) : "success");
+			 "sync_size <- \"%s\": want EINVAL, got %s", bad[i],
+			 e2 ? strerror(-e2) : "success");
 	}
 }
 
@@ -246,7 +246,7 @@ static void ut_expect_owner(uint64_t want, const char *after)
 	uint64_t got = ut_get(ut_dev(), "sync_owner", 10);
 
 	UT_CHECK(got == want, 0, "sync_owner after %s: want %llu, got %llu", after,
-		    (unsigned long long)want, (unsigned long long)got);
+		 (unsigned long long)want, (unsigned long long)got);
 }
 
 TEST(sync_for_1_uses_stored_range_and_sets_owner)
@@ -327,16 +327,16 @@ TEST(sync_for_packed_past_end_einval)
 		 (unsigned int)(0x20 | 1));
 	err = ut_attr_write(ut_dev(), "sync_for_device", cmd);
 	UT_CHECK(err == -EINVAL, 0, "sync_for_device <- %s (past end): want EINVAL, got %s",
-		    cmd, err ? strerror(-err) : "success");
+		 cmd, err ? strerror(-err) : "success");
 	ut_expect_owner(0, "a refused sync_for_device");
 	/* offset at 4 GiB - 16 with size 32: must not wrap in 32 bits */
 	err = ut_attr_write(ut_dev(), "sync_for_device", "0xFFFFFFF000000021");
 	UT_CHECK(err == -EINVAL, 0, "packed offset 0xFFFFFFF0: want EINVAL, got %s",
-		    err ? strerror(-err) : "success");
+		 err ? strerror(-err) : "success");
 	/* size field 0xFFFFFFF0 */
 	err = ut_attr_write(ut_dev(), "sync_for_device", "0x00000010FFFFFFF1");
 	UT_CHECK(err == -EINVAL, 0, "packed size 0xFFFFFFF0: want EINVAL, got %s",
-		    err ? strerror(-err) : "success");
+		 err ? strerror(-err) : "success");
 	ut_expect_owner(0, "refused packed syncs");
 }
 
@@ -353,17 +353,17 @@ static void ut_bad_stored_range(uint64_t off, uint64_t len)
 	e1 = ut_attr_write_u64(ut_dev(), "sync_offset", off);
 	e2 = ut_attr_write_u64(ut_dev(), "sync_size", len);
 	UT_CHECK((e1 == 0 || e1 == -EINVAL) && (e2 == 0 || e2 == -EINVAL), 0,
-		    "sync_offset %llu / sync_size %llu: want success or EINVAL, got %s / %s",
-		    (unsigned long long)off, (unsigned long long)len, strerror(-e1),
-		    strerror(-e2));
+		 "sync_offset %llu / sync_size %llu: want success or EINVAL, got %s / %s",
+		 (unsigned long long)off, (unsigned long long)len, strerror(-e1),
+		 strerror(-e2));
 	if (e1 || e2)
 		return;
 	e3 = ut_attr_write(ut_dev(), "sync_for_device", "1");
 	e4 = ut_attr_write(ut_dev(), "sync_for_cpu", "1");
 	UT_CHECK(e3 == -EINVAL && e4 == -EINVAL, 0,
-		    "sync with offset 0x%llx size 0x%llx: want EINVAL twice, got %s / %s",
-		    (unsigned long long)off, (unsigned long long)len,
-		    e3 ? strerror(-e3) : "success", e4 ? strerror(-e4) : "success");
+		 "sync with offset 0x%llx size 0x%llx: want EINVAL twice, got %s / %s",
+		 (unsigned long long)off, (unsigned long long)len,
+		 e3 ? strerror(-e3) : "success", e4 ? strerror(-e4) : "success");
 	ut_expect_owner(0, "a refused sync");
 }
 
@@ -399,8 +399,8 @@ TEST(sync_for_rejects_garbage_einval)
 		int e = ut_attr_write(ut_dev(), "sync_for_cpu", bad[i]);
 
 		UT_CHECK(e == -EINVAL || e == -ERANGE, 0,
-			    "sync_for_cpu <- \"%s\": want EINVAL, got %s", bad[i],
-			    e ? strerror(-e) : "success");
+			 "sync_for_cpu <- \"%s\": want EINVAL, got %s", bad[i],
+			 e ? strerror(-e) : "success");
 	}
 }
 

@@ -101,10 +101,10 @@ else
 
 		UIOMEM_DEV=uiomem0
 		export UIOMEM_DEV
-		udmem_run uiomem_peer host_fill
-		udmem_run uiomem_peer guest_write
-		udmem_run uiomem_peer zz_bye
-		udmem_run uiomem_test
+		udmem_run uiomem-peer host_fill
+		udmem_run uiomem-peer guest_write
+		udmem_run uiomem-peer zz_bye
+		udmem_run uiomem-region
 
 		# Unbind with the file open: the file gets ENODEV, rebinding works.
 		exec 3< /dev/uiomem0
@@ -205,9 +205,9 @@ else
 	# The same ABI checks on the no-map region, under their own names.
 	UIOMEM_DEV=uiomem-nomap UDMEM_SUITE=uiomem/dt-nomap
 	export UIOMEM_DEV UDMEM_SUITE
-	udmem_run uiomem_test
+	udmem_run uiomem-region
 	UIOMEM_DEV=uiomem-always UDMEM_SUITE=uiomem/dt-always
-	udmem_run uiomem_test query_map_type
+	udmem_run uiomem-region query_map_type
 	UDMEM_SUITE=uiomem
 	tap_check dt-unload udmem_rmmod uiomem
 	tap_check dt-unload-releases-region sh -c "! grep -q ' : uiomem-nomap\$' /proc/iomem"

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * uiomem_peer.c - data through a uiomem region both ways with the host peer
+ * uiomem-peer.c - data through a uiomem region both ways with the host peer
  * (tests/qemu/peers/ivshmem-peer.py), the region being the ivshmem BAR.
  *
  * The host writes patterns that must be read after sync_for_cpu, and checks
  * what the guest wrote after sync_for_device.  The mailbox in the first page
  * is itself written and read through the cached mapping with syncs.
  */
-#include "harness.h"
-#include "uiomem_util.h"
+#include "uiomem-test.h"
 
 #define MBOX_MAGIC	0x4D4F4955u
 #define MBOX_VERSION	0x1F2E3D01u
@@ -40,10 +39,10 @@ struct region {
 
 static void region_open(struct region *r)
 {
-	r->fd = um_open(O_RDWR);
+	r->fd = ut_uiomem_open(O_RDWR);
 	if (r->fd < 0)
-		SKIP("/dev/%s: %s (no ivshmem region)", um_name(), strerror(errno));
-	r->size = um_attr_u64("size");
+		SKIP("/dev/%s: %s (no ivshmem region)", ut_uiomem_name(), strerror(errno));
+	r->size = ut_uiomem_attr_u64("size");
 	ASSERT_GE(r->size, 1 << 20);
 	r->map = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	ASSERT_TRUE(r->map != MAP_FAILED);
@@ -57,11 +56,11 @@ static int mbox_call(struct region *r, uint32_t cmd, uint32_t seed,
 	uint32_t seq;
 	int i;
 
-	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0, 4096));
+	ASSERT_OK(ut_uiomem_sync(r->fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0, 4096));
 	/* Nothing is pending (req == ack) while the request is written. */
 	seq = m->ack_seq + 1;
 	m->req_seq = seq - 1;
-	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 64));
+	ASSERT_OK(ut_uiomem_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 64));
 	m->magic = MBOX_MAGIC;
 	m->version = MBOX_VERSION;
 	m->cmd = cmd;
@@ -72,11 +71,11 @@ static int mbox_call(struct region *r, uint32_t cmd, uint32_t seed,
 		m->name[i] = name[i];
 	m->name[i] = '\0';
 	/* The request must reach memory before its sequence number does. */
-	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 4096));
+	ASSERT_OK(ut_uiomem_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 4096));
 	m->req_seq = seq;
-	ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 64));
+	ASSERT_OK(ut_uiomem_sync(r->fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0, 64));
 	for (i = 0; i < 20000; i++) {
-		ASSERT_OK(um_sync(r->fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0, 64));
+		ASSERT_OK(ut_uiomem_sync(r->fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0, 64));
 		if (m->ack_seq == seq)
 			return (int)m->status;
 		usleep(1000);
@@ -92,8 +91,8 @@ TEST(host_fill_read_through_mmap)
 
 	region_open(&r);
 	ASSERT_EQ(mbox_call(&r, CMD_FILL, 1, 0x10000, 0x10000, "mmap"), 0);
-	ASSERT_OK(um_sync(r.fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0x10000, 0x10000));
-	d = pattern_diff(r.map + 0x10000, 1, 0x10000, 0x10000);
+	ASSERT_OK(ut_uiomem_sync(r.fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 0x10000, 0x10000));
+	d = ut_peer_diff(r.map + 0x10000, 1, 0x10000, 0x10000);
 	EXPECT_EQ(d, -1);
 }
 
@@ -105,7 +104,7 @@ TEST(host_fill_read_through_read)
 	region_open(&r);
 	ASSERT_EQ(mbox_call(&r, CMD_FILL, 2, 0x20000, sizeof(buf), "read"), 0);
 	ASSERT_EQ(pread(r.fd, buf, sizeof(buf), 0x20000), sizeof(buf));
-	EXPECT_EQ(pattern_diff(buf, 2, 0x20000, sizeof(buf)), -1);
+	EXPECT_EQ(ut_peer_diff(buf, 2, 0x20000, sizeof(buf)), -1);
 }
 
 TEST(host_fill_unaligned_edges_sysfs_packed)
@@ -118,15 +117,15 @@ TEST(host_fill_unaligned_edges_sysfs_packed)
 	/* Neighbours of the range, inside its partial edge lines. */
 	r.map[off - 1] = 0x5a;
 	r.map[off + len] = 0xa5;
-	ASSERT_OK(um_sync(r.fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0x30000, 0x1000));
+	ASSERT_OK(ut_uiomem_sync(r.fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0x30000, 0x1000));
 	ASSERT_EQ(mbox_call(&r, CMD_FILL, 3, off, len, "unaligned"), 0);
 	/* The packed command: offset, size (16-byte units), direction 2. */
 	snprintf(cmd, sizeof(cmd), "0x%08X%08X", 0x30000, (0x400 & 0xFFFFFFF0) | (2 << 2) | 1);
-	ASSERT_OK(um_attr_write("sync_for_cpu", cmd));
-	EXPECT_EQ(pattern_diff(r.map + off, 3, off, len), -1);
+	ASSERT_OK(ut_uiomem_attr_write("sync_for_cpu", cmd));
+	EXPECT_EQ(ut_peer_diff(r.map + off, 3, off, len), -1);
 	EXPECT_EQ(r.map[off - 1], 0x5a);
 	EXPECT_EQ(r.map[off + len], 0xa5);
-	EXPECT_EQ(um_attr_u64("sync_owner"), 0);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 0);
 }
 
 TEST(guest_write_mmap_host_checks)
@@ -134,8 +133,8 @@ TEST(guest_write_mmap_host_checks)
 	struct region r;
 
 	region_open(&r);
-	pattern_fill(r.map + 0x40000, 4, 0x40000, 0x10000);
-	ASSERT_OK(um_sync(r.fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0x40000, 0x10000));
+	ut_peer_fill(r.map + 0x40000, 4, 0x40000, 0x10000);
+	ASSERT_OK(ut_uiomem_sync(r.fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0x40000, 0x10000));
 	EXPECT_EQ(mbox_call(&r, CMD_CHECK, 4, 0x40000, 0x10000, "mmap-ioctl-sync"), 0);
 }
 
@@ -145,7 +144,7 @@ TEST(guest_write_write_host_checks)
 	struct region r;
 
 	region_open(&r);
-	pattern_fill(buf, 5, 0x50000, sizeof(buf));
+	ut_peer_fill(buf, 5, 0x50000, sizeof(buf));
 	ASSERT_EQ(pwrite(r.fd, buf, sizeof(buf), 0x50000), sizeof(buf));
 	EXPECT_EQ(mbox_call(&r, CMD_CHECK, 5, 0x50000, sizeof(buf), "write"), 0);
 }
@@ -155,15 +154,15 @@ TEST(guest_write_mmap_sysfs_stored_sync_host_checks)
 	struct region r;
 
 	region_open(&r);
-	pattern_fill(r.map + 0x60000 + 3, 6, 0x60000 + 3, 4001);
-	ASSERT_OK(um_attr_write("sync_offset", "0x60000"));
-	ASSERT_OK(um_attr_write("sync_size", "8192"));
-	ASSERT_OK(um_attr_write("sync_direction", "1"));
-	ASSERT_OK(um_attr_write("sync_for_device", "1"));
-	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	ut_peer_fill(r.map + 0x60000 + 3, 6, 0x60000 + 3, 4001);
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0x60000"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_size", "8192"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_direction", "1"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_for_device", "1"));
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 1);
 	EXPECT_EQ(mbox_call(&r, CMD_CHECK, 6, 0x60000 + 3, 4001, "mmap-sysfs-sync"), 0);
-	ASSERT_OK(um_attr_write("sync_offset", "0"));
-	ASSERT_OK(um_attr_write("sync_direction", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_direction", "0"));
 }
 
 TEST(guest_write_osync_mmap_host_checks)
@@ -173,7 +172,7 @@ TEST(guest_write_osync_mmap_host_checks)
 	int fd, i;
 
 	region_open(&r);
-	fd = um_open(O_RDWR | O_SYNC);
+	fd = ut_uiomem_open(O_RDWR | O_SYNC);
 	ASSERT_GE(fd, 0);
 	w = mmap(NULL, 0x10000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0x70000);
 	ASSERT_TRUE(w != MAP_FAILED);
@@ -183,7 +182,7 @@ TEST(guest_write_osync_mmap_host_checks)
 		int b;
 
 		for (b = 7; b >= 0; b--)
-			v = (v << 8) | pattern_byte(7, 0x70000 + i * 8 + b);
+			v = (v << 8) | ut_peer_byte(7, 0x70000 + i * 8 + b);
 		w[i] = v;
 	}
 	EXPECT_EQ(mbox_call(&r, CMD_CHECK, 7, 0x70000, 0x10000, "osync-mmap"), 0);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * uiomem_test.c - the uiomem ABI on one region ($UIOMEM_DEV): query and
+ * uiomem-region.c - the uiomem ABI on one region ($UIOMEM_DEV): query and
  * sync ioctls, sysfs formats, mmap, read/write/llseek and their errors.
  *
  * The first 64 KiB are the host peer's mailbox: tests that write data stay
@@ -11,8 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "harness.h"
-#include "uiomem_util.h"
+#include "uiomem-test.h"
 
 #define SCRATCH	0x10000
 
@@ -21,11 +20,11 @@ static void *volatile bad_pointer = (void *)16;
 
 static int open_region(int flags, size_t *size)
 {
-	int fd = um_open(flags);
+	int fd = ut_uiomem_open(flags);
 
 	if (fd < 0)
-		SKIP("/dev/%s: %s", um_name(), strerror(errno));
-	*size = um_attr_u64("size");
+		SKIP("/dev/%s: %s", ut_uiomem_name(), strerror(errno));
+	*size = ut_uiomem_attr_u64("size");
 	return fd;
 }
 
@@ -37,9 +36,9 @@ static int expect_map_type(int o_sync, unsigned int mode)
 	int fd, type;
 
 	snprintf(v, sizeof(v), "%u", mode);
-	ASSERT_OK(um_attr_write("sync_mode", v));
+	ASSERT_OK(ut_uiomem_attr_write("sync_mode", v));
 	fd = open_region(O_RDWR | (o_sync ? O_SYNC : 0), &size);
-	ASSERT_OK(um_query(fd, &q));
+	ASSERT_OK(ut_uiomem_query(fd, &q));
 	type = q.map_type;
 	EXPECT_EQ(q.sync_mode, mode);
 	EXPECT_EQ(!!(q.flags & UIOMEM_QUERY_O_SYNC), !!o_sync);
@@ -68,19 +67,19 @@ TEST(query_matches_sysfs)
 	size_t size;
 	int fd = open_region(O_RDWR, &size);
 
-	ASSERT_OK(um_query(fd, &q));
+	ASSERT_OK(ut_uiomem_query(fd, &q));
 	EXPECT_EQ(q.size, size);
-	EXPECT_EQ(q.phys_addr, um_attr_u64("phys_addr"));
+	EXPECT_EQ(q.phys_addr, ut_uiomem_attr_u64("phys_addr"));
 	EXPECT_EQ(q.abi_version, UIOMEM_ABI_VERSION);
 	EXPECT_EQ(q.__pad, 0);
 	EXPECT_EQ(q.reserved[0] | q.reserved[1] | q.reserved[2] | q.reserved[3], 0);
-	EXPECT_EQ(q.sync_mode, um_attr_u64("sync_mode"));
+	EXPECT_EQ(q.sync_mode, ut_uiomem_attr_u64("sync_mode"));
 	EXPECT_EQ(q.cache_line_size & (q.cache_line_size - 1), 0);
 	EXPECT_EQ(!q.cache_line_size, !!(q.flags & UIOMEM_QUERY_NO_CACHE_OPS));
 	if (line && *line)
 		EXPECT_EQ(q.cache_line_size, strtoul(line, NULL, 0));
 	printf("# %s: size %llu phys 0x%llx line %u map_type %u flags 0x%x\n",
-	       um_name(), (unsigned long long)q.size,
+	       ut_uiomem_name(), (unsigned long long)q.size,
 	       (unsigned long long)q.phys_addr, q.cache_line_size, q.map_type, q.flags);
 }
 
@@ -91,13 +90,13 @@ TEST(query_map_type_per_sync_mode)
 	size_t size;
 	int fd = open_region(O_RDWR, &size);
 
-	ASSERT_OK(um_query(fd, &q));
+	ASSERT_OK(ut_uiomem_query(fd, &q));
 	close(fd);
 	for (mode = 0; mode <= 7; mode++) {
 		EXPECT_EQ(expect_map_type(0, mode), want_map_type(0, mode, &q));
 		EXPECT_EQ(expect_map_type(1, mode), want_map_type(1, mode, &q));
 	}
-	ASSERT_OK(um_attr_write("sync_mode", "1"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_mode", "1"));
 }
 
 TEST(ioctl_unknown_is_enotty)
@@ -126,10 +125,10 @@ TEST(sync_bad_flags_and_reserved_einval)
 	size_t size;
 	int fd = open_region(O_RDWR, &size);
 
-	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_START, 0, 64), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_END, 0, 64), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_RW | (1U << 3), 0, 64), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_RW | (1U << 31), 0, 64), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_START, 0, 64), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_END, 0, 64), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_RW | (1U << 3), 0, 64), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_RW | (1U << 31), 0, 64), EINVAL);
 	memset(&s, 0, sizeof(s));
 	s.flags = UIOMEM_SYNC_RW;
 	s.length = 64;
@@ -148,15 +147,15 @@ TEST(sync_range_checks)
 	int fd = open_region(O_RDWR, &size);
 	uint32_t f = UIOMEM_SYNC_START | UIOMEM_SYNC_RW;
 
-	EXPECT_OK(um_sync(fd, f, 0, size));
-	EXPECT_OK(um_sync(fd, f, size - 1, 1));
-	EXPECT_OK(um_sync(fd, f, size, 0));
-	EXPECT_ERRNO(um_sync(fd, f, size, 1), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, f, size + 1, 0), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, f, 0, size + 1), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, f, UINT64_MAX, 2), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, f, 64, UINT64_MAX - 32), EINVAL);
-	EXPECT_ERRNO(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, UINT64_MAX - 4095, 8192), EINVAL);
+	EXPECT_OK(ut_uiomem_sync(fd, f, 0, size));
+	EXPECT_OK(ut_uiomem_sync(fd, f, size - 1, 1));
+	EXPECT_OK(ut_uiomem_sync(fd, f, size, 0));
+	EXPECT_ERRNO(ut_uiomem_sync(fd, f, size, 1), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, f, size + 1, 0), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, f, 0, size + 1), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, f, UINT64_MAX, 2), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, f, 64, UINT64_MAX - 32), EINVAL);
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, UINT64_MAX - 4095, 8192), EINVAL);
 }
 
 /* Counters: one instruction per line touched, no maintenance for START|WRITE. */
@@ -167,34 +166,34 @@ TEST(sync_counts_lines_and_barriers)
 	int fd = open_region(O_RDWR, &size);
 	uint64_t line, off = SCRATCH + 1, len = 130, want;
 
-	ASSERT_OK(um_query(fd, &a));
+	ASSERT_OK(ut_uiomem_query(fd, &a));
 	line = a.cache_line_size;
 	if (!line)
 		SKIP("no cache maintenance on this CPU (map_type %u)", a.map_type);
 	want = ((off + len + line - 1) / line) - off / line;
 
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, off, len));
-	ASSERT_OK(um_query(fd, &b));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, off, len));
+	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_EQ(b.sync_calls - a.sync_calls, 1);
 	EXPECT_EQ(b.sync_lines - a.sync_lines, want);
 	EXPECT_GE(b.sync_barriers - a.sync_barriers, 1);
 	EXPECT_LE(b.sync_barriers - a.sync_barriers, 2);
 
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_WRITE, off, len));
-	ASSERT_OK(um_query(fd, &a));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_WRITE, off, len));
+	ASSERT_OK(ut_uiomem_query(fd, &a));
 	EXPECT_EQ(a.sync_calls - b.sync_calls, 1);
 	EXPECT_EQ(a.sync_lines - b.sync_lines, 0);
 
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 4096));
-	ASSERT_OK(um_query(fd, &b));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 4096));
+	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_EQ(b.sync_lines - a.sync_lines, 4096 / line);
 	printf("# line %llu: 130 B unaligned invalidate = %llu lines; 4 KiB clean = %llu lines + %llu barriers\n",
 	       (unsigned long long)line, (unsigned long long)want,
 	       (unsigned long long)(b.sync_lines - a.sync_lines),
 	       (unsigned long long)(b.sync_barriers - a.sync_barriers));
 
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_READ, SCRATCH, 0));
-	ASSERT_OK(um_query(fd, &a));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_READ, SCRATCH, 0));
+	ASSERT_OK(ut_uiomem_query(fd, &a));
 	EXPECT_EQ(a.sync_lines - b.sync_lines, 0);
 	EXPECT_EQ(a.sync_barriers - b.sync_barriers, 0);
 }
@@ -211,11 +210,11 @@ TEST(sync_invalidate_keeps_neighbours_in_edge_lines)
 	ASSERT_TRUE(p != MAP_FAILED);
 	for (i = 0; i < 0x200; i++)
 		p[i] = 0x11;
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 0x200));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH, 0x200));
 	/* Dirty the neighbours, then invalidate the range between them. */
 	p[0x20] = 0x22;
 	p[0x13f] = 0x33;
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x21, 0x11e));
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x21, 0x11e));
 	EXPECT_EQ(p[0x20], 0x22);
 	EXPECT_EQ(p[0x13f], 0x33);
 	EXPECT_EQ(p[0x21], 0x11);
@@ -316,15 +315,15 @@ TEST(mmap_write_read_roundtrip)
 	uint8_t *p = mmap(NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
 
 	ASSERT_TRUE(p != MAP_FAILED);
-	pattern_fill(p + 100, 9, 100, 3000);
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH + 100, 3000));
+	ut_peer_fill(p + 100, 9, 100, 3000);
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, SCRATCH + 100, 3000));
 	ASSERT_EQ(pread(fd, buf, 3000, SCRATCH + 100), 3000);
-	EXPECT_EQ(pattern_diff(buf, 9, 100, 3000), -1);
+	EXPECT_EQ(ut_peer_diff(buf, 9, 100, 3000), -1);
 
-	pattern_fill(buf, 10, 7, 4000);
+	ut_peer_fill(buf, 10, 7, 4000);
 	ASSERT_EQ(pwrite(fd, buf, 4000, SCRATCH + 0x2000 + 7), 4000);
-	ASSERT_OK(um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x2000, 4100));
-	EXPECT_EQ(pattern_diff(p + 0x2000 + 7, 10, 7, 4000), -1);
+	ASSERT_OK(ut_uiomem_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_READ, SCRATCH + 0x2000, 4100));
+	EXPECT_EQ(ut_peer_diff(p + 0x2000 + 7, 10, 7, 4000), -1);
 }
 
 TEST(read_write_bounded_by_size)
@@ -370,49 +369,49 @@ TEST(sysfs_read_formats)
 	size_t size;
 	int fd = open_region(O_RDWR, &size);
 
-	ASSERT_OK(um_query(fd, &q));
-	ASSERT_OK(um_attr_read("driver_version", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_query(fd, &q));
+	ASSERT_OK(ut_uiomem_attr_read("driver_version", v, sizeof(v)));
 	EXPECT_TRUE(strlen(v) > 0 && strchr(v, '.'));
-	ASSERT_OK(um_attr_read("size", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_read("size", v, sizeof(v)));
 	snprintf(want, sizeof(want), "%zu", size);
 	EXPECT_STREQ(v, want);
-	ASSERT_OK(um_attr_read("phys_addr", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_read("phys_addr", v, sizeof(v)));
 	snprintf(want, sizeof(want), "0x%0*llx", (int)(2 * sizeof(long)),
 		 (unsigned long long)q.phys_addr);
 	EXPECT_STREQ(v, want);
-	ASSERT_OK(um_attr_write("sync_offset", "4096"));
-	ASSERT_OK(um_attr_read("sync_offset", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "4096"));
+	ASSERT_OK(ut_uiomem_attr_read("sync_offset", v, sizeof(v)));
 	EXPECT_STREQ(v, "0x1000");
-	ASSERT_OK(um_attr_write("sync_offset", "0"));
-	ASSERT_OK(um_attr_write("sync_size", "0x2000"));
-	ASSERT_OK(um_attr_read("sync_size", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_size", "0x2000"));
+	ASSERT_OK(ut_uiomem_attr_read("sync_size", v, sizeof(v)));
 	EXPECT_STREQ(v, "8192");
-	ASSERT_OK(um_attr_read("sync_for_cpu", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_read("sync_for_cpu", v, sizeof(v)));
 	EXPECT_STREQ(v, "0");
-	ASSERT_OK(um_attr_write("sync_direction", "2"));
-	ASSERT_OK(um_attr_read("sync_direction", v, sizeof(v)));
+	ASSERT_OK(ut_uiomem_attr_write("sync_direction", "2"));
+	ASSERT_OK(ut_uiomem_attr_read("sync_direction", v, sizeof(v)));
 	EXPECT_STREQ(v, "2");
-	ASSERT_OK(um_attr_write("sync_direction", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_direction", "0"));
 }
 
 TEST(sysfs_rejects_bad_values)
 {
 	size_t size;
 	int fd = open_region(O_RDWR, &size);
-	unsigned long long mode = um_attr_u64("sync_mode");
+	unsigned long long mode = ut_uiomem_attr_u64("sync_mode");
 
 	close(fd);
-	EXPECT_EQ(um_attr_write("sync_mode", "8"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_mode", "-1"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_mode", "1 2"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_mode", "abc"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_direction", "3"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_offset", "0x"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_offset", "0x1g"), -EINVAL);
-	EXPECT_EQ(um_attr_write("sync_offset", "18446744073709551616"), -ERANGE);
-	EXPECT_EQ(um_attr_write("size", "4096"), -EACCES);
-	EXPECT_EQ(um_attr_write("sync_owner", "1"), -EACCES);
-	EXPECT_EQ(um_attr_u64("sync_mode"), mode);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_mode", "8"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_mode", "-1"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_mode", "1 2"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_mode", "abc"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_direction", "3"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_offset", "0x"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_offset", "0x1g"), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_offset", "18446744073709551616"), -ERANGE);
+	EXPECT_EQ(ut_uiomem_attr_write("size", "4096"), -EACCES);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_owner", "1"), -EACCES);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_mode"), mode);
 }
 
 TEST(sysfs_sync_commands)
@@ -422,40 +421,40 @@ TEST(sysfs_sync_commands)
 	int fd = open_region(O_RDWR, &size);
 	struct uiomem_query a, b;
 
-	ASSERT_OK(um_query(fd, &a));
-	ASSERT_OK(um_attr_write("sync_offset", "0x10000"));
-	ASSERT_OK(um_attr_write("sync_size", "4096"));
-	ASSERT_OK(um_attr_write("sync_direction", "0"));
-	ASSERT_OK(um_attr_write("sync_for_device", "1"));
-	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
-	EXPECT_EQ(um_attr_u64("sync_for_device"), 0);
-	ASSERT_OK(um_attr_write("sync_for_cpu", "1"));
-	EXPECT_EQ(um_attr_u64("sync_owner"), 0);
-	ASSERT_OK(um_query(fd, &b));
+	ASSERT_OK(ut_uiomem_query(fd, &a));
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0x10000"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_size", "4096"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_direction", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_for_device", "1"));
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 1);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_for_device"), 0);
+	ASSERT_OK(ut_uiomem_attr_write("sync_for_cpu", "1"));
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 0);
+	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_EQ(b.sync_calls - a.sync_calls, 2);
 	if (a.cache_line_size)
 		EXPECT_EQ(b.sync_lines - a.sync_lines, 2 * 4096 / a.cache_line_size);
 
 	/* Packed: offset 0x20000, size 0x100, from device; stored values stay. */
 	snprintf(cmd, sizeof(cmd), "0x%08X%08X", 0x20000, 0x100 | (2 << 2) | 1);
-	ASSERT_OK(um_attr_write("sync_for_device", cmd));
-	EXPECT_EQ(um_attr_u64("sync_offset"), 0x10000);
-	EXPECT_EQ(um_attr_u64("sync_size"), 4096);
-	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	ASSERT_OK(ut_uiomem_attr_write("sync_for_device", cmd));
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_offset"), 0x10000);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_size"), 4096);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 1);
 	/* Packed, past the end: refused, nothing synced. */
 	snprintf(cmd, sizeof(cmd), "0x%08X%08X", (unsigned int)size, 0x100 | 1);
-	EXPECT_EQ(um_attr_write("sync_for_cpu", cmd), -EINVAL);
-	EXPECT_EQ(um_attr_u64("sync_owner"), 1);
+	EXPECT_EQ(ut_uiomem_attr_write("sync_for_cpu", cmd), -EINVAL);
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 1);
 	/* Stored range past the end. */
-	ASSERT_OK(um_attr_write("sync_offset", "0xffffffffffffff00"));
-	ASSERT_OK(um_attr_write("sync_size", "0x200"));
-	EXPECT_EQ(um_attr_write("sync_for_cpu", "1"), -EINVAL);
-	ASSERT_OK(um_attr_write("sync_offset", "0"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0xffffffffffffff00"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_size", "0x200"));
+	EXPECT_EQ(ut_uiomem_attr_write("sync_for_cpu", "1"), -EINVAL);
+	ASSERT_OK(ut_uiomem_attr_write("sync_offset", "0"));
 	snprintf(cmd, sizeof(cmd), "%zu", size);
-	ASSERT_OK(um_attr_write("sync_size", cmd));
-	EXPECT_OK(um_attr_write("sync_for_cpu", "0"));
-	EXPECT_OK(um_attr_write("sync_for_cpu", "1"));
-	EXPECT_EQ(um_attr_u64("sync_owner"), 0);
+	ASSERT_OK(ut_uiomem_attr_write("sync_size", cmd));
+	EXPECT_OK(ut_uiomem_attr_write("sync_for_cpu", "0"));
+	EXPECT_OK(ut_uiomem_attr_write("sync_for_cpu", "1"));
+	EXPECT_EQ(ut_uiomem_attr_u64("sync_owner"), 0);
 }
 
 TEST(osync_mappings_read_and_write)
@@ -470,7 +469,7 @@ TEST(osync_mappings_read_and_write)
 		volatile uint64_t *w;
 
 		snprintf(v, sizeof(v), "%u", mode);
-		ASSERT_OK(um_attr_write("sync_mode", v));
+		ASSERT_OK(ut_uiomem_attr_write("sync_mode", v));
 		fd = open_region(O_RDWR | O_SYNC, &size);
 		w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
 		ASSERT_TRUE(w != MAP_FAILED);
@@ -479,7 +478,7 @@ TEST(osync_mappings_read_and_write)
 		munmap((void *)w, 4096);
 		close(fd);
 	}
-	ASSERT_OK(um_attr_write("sync_mode", "1"));
+	ASSERT_OK(ut_uiomem_attr_write("sync_mode", "1"));
 }
 
 /* One worker of the concurrency test: runs for two seconds, exits 0 if every call worked. */
@@ -487,7 +486,7 @@ static int hammer(int kind, size_t size)
 {
 	time_t end = time(NULL) + 2;
 	uint8_t buf[512];
-	int fd = um_open(O_RDWR), bad = 0;
+	int fd = ut_uiomem_open(O_RDWR), bad = 0;
 	unsigned int n = 0;
 
 	if (fd < 0)
@@ -501,8 +500,8 @@ static int hammer(int kind, size_t size)
 		n++;
 		switch (kind) {
 		case 0:
-			bad += um_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_RW, off, 300) != 0;
-			bad += um_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_RW, off + 1, 300) != 0;
+			bad += ut_uiomem_sync(fd, UIOMEM_SYNC_START | UIOMEM_SYNC_RW, off, 300) != 0;
+			bad += ut_uiomem_sync(fd, UIOMEM_SYNC_END | UIOMEM_SYNC_RW, off + 1, 300) != 0;
 			break;
 		case 1:
 			bad += pwrite(fd, buf, sizeof(buf), off) != sizeof(buf);
@@ -510,8 +509,8 @@ static int hammer(int kind, size_t size)
 			break;
 		case 2:
 			snprintf(cmd, sizeof(cmd), "0x%08X%08X", (unsigned int)off, 0x100 | 1);
-			bad += um_attr_write("sync_for_device", cmd) != 0;
-			bad += um_attr_write("sync_for_cpu", cmd) != 0;
+			bad += ut_uiomem_attr_write("sync_for_device", cmd) != 0;
+			bad += ut_uiomem_attr_write("sync_for_cpu", cmd) != 0;
 			break;
 		default:
 			p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
@@ -520,7 +519,7 @@ static int hammer(int kind, size_t size)
 				((volatile uint8_t *)p)[n % 8192] = (uint8_t)n;
 				munmap(p, 8192);
 			}
-			bad += um_query(fd, &q) != 0;
+			bad += ut_uiomem_query(fd, &q) != 0;
 			break;
 		}
 	}
@@ -537,7 +536,7 @@ TEST(concurrent_calls_all_succeed)
 	pid_t pid[4];
 	int i, status;
 
-	ASSERT_OK(um_query(fd, &a));
+	ASSERT_OK(ut_uiomem_query(fd, &a));
 	for (i = 0; i < 4; i++) {
 		pid[i] = fork();
 		ASSERT_GE(pid[i], 0);
@@ -548,7 +547,7 @@ TEST(concurrent_calls_all_succeed)
 		ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	ASSERT_OK(um_query(fd, &b));
+	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_GT(b.sync_calls, a.sync_calls);
 }
 
