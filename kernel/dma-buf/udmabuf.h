@@ -94,17 +94,16 @@ struct udmabuf {
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
-	/* u64 so that the sysfs helpers can treat them alike */
-	u64 sync_mode;
+	u32 sync_mode;			/* UDMABUF_SYNC_* */
 	u64 sync_offset;
 	u64 sync_size;
-	u64 sync_direction;
+	u32 sync_direction;		/* 0 bidirectional, 1 to, 2 from device */
 	u32 sync_owner;			/* 0 CPU, 1 device */
-	u64 sync_for_cpu;
+	u64 sync_for_cpu;		/* last command value written */
 	u64 sync_for_device;
 	unsigned int exports;		/* live dma-buf exports */
-	u64 debug_vma;
-	u64 debug_export;
+	u32 debug_vma;			/* bit 0 mmap/open/close, bit 1 faults */
+	u32 debug_export;		/* 1: log exports */
 };
 
 /* Memory from a per-device pool (a no-map reserved-memory region). */
