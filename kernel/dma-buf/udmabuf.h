@@ -79,7 +79,7 @@ struct udmabuf {
 	struct device *sys_dev;		/* class device; NULL once detached */
 	struct device *dma_dev;		/* referenced until the memory is freed */
 	struct platform_device *pdev;	/* the platform device we made, if any */
-	bool rmem;			/* reserved memory to release on free */
+	bool rmem;			/* a user of dma_dev's memory-region */
 	bool detached;
 
 	u64 size;			/* as requested */
@@ -155,6 +155,7 @@ struct udmabuf_pdata {
 
 extern struct platform_driver udmabuf_platform_driver;
 int udmabuf_set_dma_mask(struct device *dev, int bits);
+void udmabuf_rmem_put(struct device *dev);
 
 /* bind.c */
 void udmabuf_bus_types_init(void);
