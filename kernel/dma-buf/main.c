@@ -105,5 +105,5 @@ module_exit(udmabuf_module_exit);
 
 MODULE_DESCRIPTION("u-dma-buf: contiguous DMA buffers shared with user space");
 MODULE_AUTHOR("udmem project");
-MODULE_LICENSE("Dual BSD/GPL");
+MODULE_LICENSE("GPL");
 MODULE_VERSION(UDMABUF_DRIVER_VERSION);

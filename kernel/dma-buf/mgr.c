@@ -232,4 +232,4 @@ module_misc_device(udmabuf_mgr_misc);
 
 MODULE_DESCRIPTION("u-dma-buf-mgr: create and delete u-dma-buf buffers at run time");
 MODULE_AUTHOR("udmem project");
-MODULE_LICENSE("Dual BSD/GPL");
+MODULE_LICENSE("GPL");

@@ -37,7 +37,7 @@ bool udmabuf_mmap_quirk(const struct udmabuf *buf)
 static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 				  bool force_sync)
 {
-	u64 mode = READ_ONCE(buf->sync_mode);
+	u32 mode = READ_ONCE(buf->sync_mode);
 
 	if (!force_sync && !(mode & UDMABUF_SYNC_ALWAYS))
 		return prot;

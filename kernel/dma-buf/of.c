@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -125,6 +126,78 @@ static int udmabuf_parse_properties(struct device *dev, struct udmabuf_params *p
 	return 0;
 }
 
+/*
+ * of_reserved_mem_device_release() drops every reserved-memory assignment
+ * of a device, and a buffer can outlive the probe that made it (a mapping
+ * holds it across unbind, and a new bind makes another buffer for the same
+ * device).  So the assignment is counted per device: the first buffer of a
+ * device makes it, the last one to be freed releases it.
+ */
+struct udmabuf_rmem {
+	struct list_head node;
+	struct device *dev;		/* referenced by each user's buffer */
+	unsigned int users;
+};
+
+static LIST_HEAD(udmabuf_rmem_list);
+static DEFINE_MUTEX(udmabuf_rmem_lock);
+
+static struct udmabuf_rmem *udmabuf_rmem_find_locked(struct device *dev)
+{
+	struct udmabuf_rmem *r;
+
+	list_for_each_entry(r, &udmabuf_rmem_list, node)
+		if (r->dev == dev)
+			return r;
+	return NULL;
+}
+
+/* Assign @dev's memory-region to it, or count one more user of it. */
+static int udmabuf_rmem_get(struct device *dev)
+{
+	struct udmabuf_rmem *r;
+	int ret = 0;
+
+	mutex_lock(&udmabuf_rmem_lock);
+	r = udmabuf_rmem_find_locked(dev);
+	if (r) {
+		r->users++;
+		goto out_unlock;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = of_reserved_mem_device_init(dev);
+	if (ret) {
+		dev_err(dev, "of_reserved_mem_device_init failed: %d\n", ret);
+		kfree(r);
+		goto out_unlock;
+	}
+	r->dev = dev;
+	r->users = 1;
+	list_add(&r->node, &udmabuf_rmem_list);
+out_unlock:
+	mutex_unlock(&udmabuf_rmem_lock);
+	return ret;
+}
+
+/* Drop a user of @dev's memory-region; the last one releases it. */
+void udmabuf_rmem_put(struct device *dev)
+{
+	struct udmabuf_rmem *r;
+
+	mutex_lock(&udmabuf_rmem_lock);
+	r = udmabuf_rmem_find_locked(dev);
+	if (!WARN_ON(!r) && !--r->users) {
+		of_reserved_mem_device_release(dev);
+		list_del(&r->node);
+		kfree(r);
+	}
+	mutex_unlock(&udmabuf_rmem_lock);
+}
+
 int udmabuf_set_dma_mask(struct device *dev, int bits)
 {
 	int ret;
@@ -164,11 +237,9 @@ static int udmabuf_platform_probe(struct platform_device *pdev)
 	}
 
 	if (device_property_present(dev, "memory-region")) {
-		ret = of_reserved_mem_device_init(dev);
-		if (ret) {
-			dev_err(dev, "of_reserved_mem_device_init failed: %d\n", ret);
+		ret = udmabuf_rmem_get(dev);
+		if (ret)
 			return ret;
-		}
 		rmem = true;
 	}
 	if (p.dma_mask_bits) {
@@ -198,7 +269,7 @@ static int udmabuf_platform_probe(struct platform_device *pdev)
 
 err_release_rmem:
 	if (rmem)
-		of_reserved_mem_device_release(dev);
+		udmabuf_rmem_put(dev);
 	if (pdata)
 		pdata->probe_err = ret;
 	return ret;

@@ -13,7 +13,6 @@
 #include <linux/idr.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/of_reserved_mem.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -213,7 +212,7 @@ static void udmabuf_release(struct kref *ref)
 
 	udmabuf_free(buf);
 	if (buf->rmem)
-		of_reserved_mem_device_release(buf->dma_dev);
+		udmabuf_rmem_put(buf->dma_dev);
 	put_device(buf->dma_dev);
 	kfree(buf);
 }

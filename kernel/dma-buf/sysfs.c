@@ -9,10 +9,10 @@
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
-#include <linux/stddef.h>
+#include <linux/kstrtox.h>
+#include <linux/mutex.h>
 #include <linux/sysfs.h>
 
-#include "common/udmem_parse.h"
 #include "udmabuf.h"
 
 static ssize_t driver_version_show(struct device *dev, struct device_attribute *attr,
@@ -38,112 +38,162 @@ static ssize_t phys_addr_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(phys_addr);
 
-/* Show a u64 field of the buffer, decimal or 0x-hex. */
-static ssize_t udmabuf_field_show(struct device *dev, char *page, size_t off, bool hex)
+/*
+ * Store 0..@max into a u32 field under buf->lock.  A number too large for
+ * a u32 is above @max as well: -EINVAL like any other value above @max.
+ */
+static ssize_t udmabuf_store_u32(struct udmabuf *buf, u32 *field, u32 max,
+				 const char *page, size_t count)
 {
-	struct udmabuf *buf = dev_get_drvdata(dev);
-	u64 val;
-
-	if (mutex_lock_interruptible(&buf->lock))
-		return -ERESTARTSYS;
-	val = *(u64 *)((char *)buf + off);
-	mutex_unlock(&buf->lock);
-	return hex ? sysfs_emit(page, "0x%llx\n", val) : sysfs_emit(page, "%llu\n", val);
-}
-
-/* Store 0..@max into a u64 field of the buffer. */
-static ssize_t udmabuf_field_store(struct device *dev, const char *page, size_t count,
-				   size_t off, u64 max)
-{
-	struct udmabuf *buf = dev_get_drvdata(dev);
-	u64 val;
+	u32 val;
 	int ret;
 
-	ret = udmem_parse_u64(page, max, &val);
+	ret = kstrtou32(page, 0, &val);
+	if (ret == -ERANGE || (!ret && val > max))
+		ret = -EINVAL;
 	if (ret)
 		return ret;
-	if (mutex_lock_interruptible(&buf->lock))
-		return -ERESTARTSYS;
-	*(u64 *)((char *)buf + off) = val;
+	mutex_lock(&buf->lock);
+	*field = val;
 	mutex_unlock(&buf->lock);
 	return count;
 }
 
+/* Store any u64 into a u64 field under buf->lock (-ERANGE past 64 bits). */
+static ssize_t udmabuf_store_u64(struct udmabuf *buf, u64 *field, const char *page,
+				 size_t count)
+{
+	u64 val;
+	int ret;
+
+	ret = kstrtou64(page, 0, &val);
+	if (ret)
+		return ret;
+	mutex_lock(&buf->lock);
+	*field = val;
+	mutex_unlock(&buf->lock);
+	return count;
+}
+
+/* A field's value, read under buf->lock (a u64 is two loads on 32-bit). */
+static u32 udmabuf_load_u32(struct udmabuf *buf, const u32 *field)
+{
+	u32 val;
+
+	mutex_lock(&buf->lock);
+	val = *field;
+	mutex_unlock(&buf->lock);
+	return val;
+}
+
+static u64 udmabuf_load_u64(struct udmabuf *buf, const u64 *field)
+{
+	u64 val;
+
+	mutex_lock(&buf->lock);
+	val = *field;
+	mutex_unlock(&buf->lock);
+	return val;
+}
+
 static ssize_t sync_mode_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_mode), false);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%u\n", udmabuf_load_u32(buf, &buf->sync_mode));
 }
 
 static ssize_t sync_mode_store(struct device *dev, struct device_attribute *attr,
 			       const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_mode),
-				   UDMABUF_SYNC_MODE_MAX);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u32(buf, &buf->sync_mode, UDMABUF_SYNC_MODE_MAX, page, count);
 }
 static DEVICE_ATTR_RW(sync_mode);
 
 static ssize_t sync_offset_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_offset), true);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "0x%llx\n", udmabuf_load_u64(buf, &buf->sync_offset));
 }
 
 static ssize_t sync_offset_store(struct device *dev, struct device_attribute *attr,
 				 const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_offset),
-				   U64_MAX);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u64(buf, &buf->sync_offset, page, count);
 }
 static DEVICE_ATTR_RW(sync_offset);
 
 static ssize_t sync_size_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_size), false);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%llu\n", udmabuf_load_u64(buf, &buf->sync_size));
 }
 
 static ssize_t sync_size_store(struct device *dev, struct device_attribute *attr,
 			       const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_size),
-				   U64_MAX);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u64(buf, &buf->sync_size, page, count);
 }
 static DEVICE_ATTR_RW(sync_size);
 
 static ssize_t sync_direction_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, sync_direction), false);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%u\n", udmabuf_load_u32(buf, &buf->sync_direction));
 }
 
 static ssize_t sync_direction_store(struct device *dev, struct device_attribute *attr,
 				    const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, sync_direction),
-				   UDMEM_SYNC_FROM_DEVICE);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u32(buf, &buf->sync_direction, UDMEM_SYNC_FROM_DEVICE, page, count);
 }
 static DEVICE_ATTR_RW(sync_direction);
 
+/*
+ * debug_vma and debug_export are attributes of the reference driver's
+ * sysfs ABI (docs/ABI/sysfs-class-u-dma-buf), so they stay in sysfs rather
+ * than moving to debugfs.
+ */
 static ssize_t debug_vma_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, debug_vma), false);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%u\n", udmabuf_load_u32(buf, &buf->debug_vma));
 }
 
 static ssize_t debug_vma_store(struct device *dev, struct device_attribute *attr,
 			       const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, debug_vma),
-				   3);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u32(buf, &buf->debug_vma, 3, page, count);
 }
 static DEVICE_ATTR_RW(debug_vma);
 
 static ssize_t debug_export_show(struct device *dev, struct device_attribute *attr, char *page)
 {
-	return udmabuf_field_show(dev, page, offsetof(struct udmabuf, debug_export), false);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%u\n", udmabuf_load_u32(buf, &buf->debug_export));
 }
 
 static ssize_t debug_export_store(struct device *dev, struct device_attribute *attr,
 				  const char *page, size_t count)
 {
-	return udmabuf_field_store(dev, page, count, offsetof(struct udmabuf, debug_export),
-				   1);
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_store_u32(buf, &buf->debug_export, 1, page, count);
 }
 static DEVICE_ATTR_RW(debug_export);
 
@@ -174,7 +224,7 @@ static ssize_t udmabuf_sync_store(struct device *dev, const char *page, size_t c
 	u64 val;
 	int ret;
 
-	ret = udmem_parse_u64(page, U64_MAX, &val);
+	ret = kstrtou64(page, 0, &val);
 	if (ret)
 		return ret;
 	ret = udmabuf_sync_cmd(buf, for_device, val);

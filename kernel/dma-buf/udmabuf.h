@@ -79,7 +79,7 @@ struct udmabuf {
 	struct device *sys_dev;		/* class device; NULL once detached */
 	struct device *dma_dev;		/* referenced until the memory is freed */
 	struct platform_device *pdev;	/* the platform device we made, if any */
-	bool rmem;			/* reserved memory to release on free */
+	bool rmem;			/* a user of dma_dev's memory-region */
 	bool detached;
 
 	u64 size;			/* as requested */
@@ -94,17 +94,16 @@ struct udmabuf {
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
-	/* u64 so that the sysfs helpers can treat them alike */
-	u64 sync_mode;
+	u32 sync_mode;			/* UDMABUF_SYNC_* */
 	u64 sync_offset;
 	u64 sync_size;
-	u64 sync_direction;
+	u32 sync_direction;		/* 0 bidirectional, 1 to, 2 from device */
 	u32 sync_owner;			/* 0 CPU, 1 device */
-	u64 sync_for_cpu;
+	u64 sync_for_cpu;		/* last command value written */
 	u64 sync_for_device;
 	unsigned int exports;		/* live dma-buf exports */
-	u64 debug_vma;
-	u64 debug_export;
+	u32 debug_vma;			/* bit 0 mmap/open/close, bit 1 faults */
+	u32 debug_export;		/* 1: log exports */
 };
 
 /* Memory from a per-device pool (a no-map reserved-memory region). */
@@ -156,6 +155,7 @@ struct udmabuf_pdata {
 
 extern struct platform_driver udmabuf_platform_driver;
 int udmabuf_set_dma_mask(struct device *dev, int bits);
+void udmabuf_rmem_put(struct device *dev);
 
 /* bind.c */
 void udmabuf_bus_types_init(void);
