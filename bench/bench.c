@@ -21,6 +21,7 @@
 
 #include "bench.h"
 #include "bench-priv.h"
+#include "size.h"
 
 #define BENCH_MIB		(1024ull * 1024)
 #define BENCH_TOUCH_SIZE	(32 * BENCH_MIB)
@@ -667,34 +668,6 @@ static int bench_anon_ref(struct bench_ctx *c, size_t size,
 	return 0;
 }
 
-static uint64_t bench_parse_size(const char *s)
-{
-	char *end;
-	uint64_t v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return 0;
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	return *end ? 0 : v;
-}
-
 static void bench_usage(FILE *f)
 {
 	fputs("usage: udmem bench [options] [NAME...]\n"
@@ -834,6 +807,7 @@ int udmem_bench_main(int argc, char **argv)
 	bool compare = false;
 	char *buf = NULL;
 	size_t len = 0;
+	uint64_t size;
 	int opt, n = 0, err;
 
 	optind = 0;
@@ -847,11 +821,14 @@ int udmem_bench_main(int argc, char **argv)
 			}
 			break;
 		case 's':
-			c.opt.size = bench_parse_size(optarg);
-			if (c.opt.size < 64) {
-				fprintf(stderr, "udmem bench: bad --size %s\n", optarg);
+			err = udmem_parse_size(optarg, &size);
+			if (err || size < 64 || size > SIZE_MAX) {
+				fprintf(stderr, "udmem bench: bad --size %s: %s\n",
+					optarg, err ? strerror(-err) :
+					"wants 64 bytes or more, within the address space");
 				return 2;
 			}
+			c.opt.size = size;
 			break;
 		case 'q':
 			c.opt.quick = true;

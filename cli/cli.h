@@ -34,7 +34,6 @@ struct cli_opt {
 void cli_error(const char *name, const char *what, int err);
 void cli_open_error(const char *name, int err);
 void cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
-int cli_parse_size(const char *text, uint64_t *val);
 int cli_parse_args(const char *cmd, int argc, char **argv,
 		   struct cli_opt *opts, int nopts, char **pos, int npos_max,
 		   int *npos);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "size.h"
 
 #define CLI_DUMP_DEFAULT	256	/* bytes dumped without --length */
 
@@ -259,12 +260,12 @@ int cli_cmd_create(int argc, char **argv)
 		fputs(cli_create_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	if (cli_parse_size(pos[1], &size) || size == 0) {
+	if (udmem_parse_size(pos[1], &size) || size == 0) {
 		cli_usage_error("create", "bad SIZE '%s'", pos[1]);
 		return CLI_EXIT_USAGE;
 	}
 	if (opts[0].value) {
-		if (cli_parse_size(opts[0].value, &bits) || bits < 12 || bits > 64) {
+		if (udmem_parse_size(opts[0].value, &bits) || bits < 12 || bits > 64) {
 			cli_usage_error("create", "bad --dma-mask '%s' (12..64)",
 					opts[0].value);
 			return CLI_EXIT_USAGE;
@@ -322,12 +323,12 @@ static int cli_range(const char *cmd, const char *off_text,
 		     uint64_t *offset, uint64_t *len)
 {
 	*offset = 0;
-	if (off_text && cli_parse_size(off_text, offset)) {
+	if (off_text && udmem_parse_size(off_text, offset)) {
 		cli_usage_error(cmd, "bad --offset '%s'", off_text);
 		return -1;
 	}
 	if (len_text) {
-		if (cli_parse_size(len_text, len)) {
+		if (udmem_parse_size(len_text, len)) {
 			cli_usage_error(cmd, "bad length '%s'", len_text);
 			return -1;
 		}
@@ -382,8 +383,8 @@ int cli_cmd_sync(int argc, char **argv)
 		}
 	}
 	offset = 0;
-	if ((opts[1].value && cli_parse_size(opts[1].value, &offset)) ||
-	    (opts[2].value && cli_parse_size(opts[2].value, &size))) {
+	if ((opts[1].value && udmem_parse_size(opts[1].value, &offset)) ||
+	    (opts[2].value && udmem_parse_size(opts[2].value, &size))) {
 		cli_usage_error("sync", "bad --offset or --size");
 		return CLI_EXIT_USAGE;
 	}
@@ -542,7 +543,7 @@ int cli_cmd_load(int argc, char **argv)
 		fputs(cli_load_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	if (opts[0].value && cli_parse_size(opts[0].value, &offset)) {
+	if (opts[0].value && udmem_parse_size(opts[0].value, &offset)) {
 		cli_usage_error("load", "bad --offset '%s'", opts[0].value);
 		return CLI_EXIT_USAGE;
 	}

@@ -83,53 +83,6 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'udmem %s --help'.\n", cmd);
 }
 
-/* A byte count: decimal, 0x hex or 0 octal, with an optional K/M/G/T suffix
- * (powers of 1024), optionally followed by "iB" or "B".
- */
-int cli_parse_size(const char *text, uint64_t *val)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!text || !*text || *text == '-' || *text == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(text, &end, 0);
-	if (errno || end == text)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	case 't': case 'T':
-		shift = 40;
-		break;
-	case '\0':
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (shift) {
-		end++;
-		if (!strcmp(end, "iB") || !strcmp(end, "B"))
-			end += strlen(end);
-		if (v > (UINT64_MAX >> shift))
-			return -ERANGE;
-		v <<= shift;
-	}
-	if (*end)
-		return -EINVAL;
-	*val = v;
-	return 0;
-}
-
 /*
  * Split argv (argv[0] is the command) into known options and positional
  * arguments.  Returns 0, 1 for --help, or -1 after a usage message.

@@ -5,11 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/u-dma-buf-ioctl.h>
@@ -17,17 +15,12 @@
 #include "internal.h"
 
 struct udmem_buffer {
-	int fd;
-	unsigned int flags;		/* enum udmem_open_flags */
-	char name[UDMEM_NAME_MAX];
-	uint64_t size;
+	struct udmem_dev dev;
 	uint64_t phys_addr;
 	uint64_t dma_addr;
 	int coherent;
 	int dma_mask_bits;
 	int mmap_mode;
-	pthread_mutex_t lock;		/* protects map */
-	void *map;
 };
 
 static const char *const udmem_mmap_mode_words[] = {
@@ -44,33 +37,33 @@ static int udmem_buffer_read_info(struct udmem_buffer *buf)
 	int ret;
 
 	memset(&info, 0, sizeof(info));
-	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_DEV_INFO, &info);
+	ret = udmem_ioctl(buf->dev.fd, U_DMA_BUF_IOCTL_GET_DEV_INFO, &info);
 	if (ret == 0) {
-		buf->size = info.size;
+		buf->dev.size = info.size;
 		buf->dma_addr = info.addr;
 		buf->coherent = GET_U_DMA_BUF_IOCTL_FLAGS_DMA_COHERENT(&info);
 		buf->dma_mask_bits = GET_U_DMA_BUF_IOCTL_FLAGS_DMA_MASK(&info);
 		buf->mmap_mode = GET_U_DMA_BUF_IOCTL_FLAGS_MMAP_MODE(&info);
 	} else if (ret == -ENOTTY) {
 		/* A driver built without ioctls: sysfs has the same facts. */
-		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
-					   "size", &buf->size);
+		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->dev.name,
+					   "size", &buf->dev.size);
 		if (ret)
 			return ret;
-		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+		ret = udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->dev.name,
 					   "phys_addr", &buf->dma_addr);
 		if (ret)
 			return ret;
-		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->dev.name,
 					  "dma_coherent", &val))
 			buf->coherent = val != 0;
-		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name,
+		if (!udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->dev.name,
 					  "quirk_mmap_mode", &val))
 			buf->mmap_mode = (int)val;
 	} else {
 		return ret;
 	}
-	if (udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->name, "phys_addr",
+	if (udmem_sysfs_read_u64(UDMEM_CLASS_BUFFER, buf->dev.name, "phys_addr",
 				 &buf->phys_addr))
 		buf->phys_addr = buf->dma_addr;
 	return 0;
@@ -80,34 +73,26 @@ UDMEM_API int udmem_buffer_open(const char *name, unsigned int flags,
 				struct udmem_buffer **out)
 {
 	struct udmem_buffer *buf;
-	int fd, ret;
+	int ret;
 
 	if (!out)
 		return -EINVAL;
-	fd = udmem_dev_open(UDMEM_CLASS_BUFFER, name, flags);
-	if (fd < 0)
-		return fd;
 	buf = calloc(1, sizeof(*buf));
-	if (!buf) {
-		ret = -ENOMEM;
-		goto err_close_fd;
-	}
-	buf->fd = fd;
-	buf->flags = flags;
-	snprintf(buf->name, sizeof(buf->name), "%s", name);
+	if (!buf)
+		return -ENOMEM;
+	ret = udmem_dev_open(&buf->dev, UDMEM_CLASS_BUFFER, name, flags);
+	if (ret)
+		goto err_free_buf;
 	ret = udmem_buffer_read_info(buf);
 	if (ret)
-		goto err_free_buf;
-	ret = -pthread_mutex_init(&buf->lock, NULL);
-	if (ret)
-		goto err_free_buf;
+		goto err_close_dev;
 	*out = buf;
 	return 0;
 
+err_close_dev:
+	udmem_dev_close(&buf->dev);
 err_free_buf:
 	free(buf);
-err_close_fd:
-	close(fd);
 	return ret;
 }
 
@@ -115,10 +100,7 @@ UDMEM_API void udmem_buffer_close(struct udmem_buffer *buf)
 {
 	if (!buf)
 		return;
-	if (buf->map)
-		munmap(buf->map, buf->size);
-	close(buf->fd);
-	pthread_mutex_destroy(&buf->lock);
+	udmem_dev_close(&buf->dev);
 	free(buf);
 }
 
@@ -196,12 +178,12 @@ UDMEM_API int udmem_buffer_list(char ***names)
 
 UDMEM_API const char *udmem_buffer_name(const struct udmem_buffer *buf)
 {
-	return buf ? buf->name : NULL;
+	return buf ? buf->dev.name : NULL;
 }
 
 UDMEM_API uint64_t udmem_buffer_size(const struct udmem_buffer *buf)
 {
-	return buf ? buf->size : 0;
+	return buf ? buf->dev.size : 0;
 }
 
 UDMEM_API uint64_t udmem_buffer_phys_addr(const struct udmem_buffer *buf)
@@ -231,7 +213,7 @@ UDMEM_API int udmem_buffer_mmap_mode(const struct udmem_buffer *buf)
 
 UDMEM_API int udmem_buffer_fd(const struct udmem_buffer *buf)
 {
-	return buf ? buf->fd : -EINVAL;
+	return buf ? buf->dev.fd : -EINVAL;
 }
 
 UDMEM_API int udmem_buffer_sync_mode(struct udmem_buffer *buf)
@@ -242,7 +224,7 @@ UDMEM_API int udmem_buffer_sync_mode(struct udmem_buffer *buf)
 	if (!buf)
 		return -EINVAL;
 	memset(&args, 0, sizeof(args));
-	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_SYNC, &args);
+	ret = udmem_ioctl(buf->dev.fd, U_DMA_BUF_IOCTL_GET_SYNC, &args);
 	return ret ? ret : GET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args);
 }
 
@@ -253,62 +235,23 @@ UDMEM_API int udmem_buffer_sync_owner(struct udmem_buffer *buf)
 
 	if (!buf)
 		return -EINVAL;
-	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_GET_SYNC_OWNER, &owner);
+	ret = udmem_ioctl(buf->dev.fd, U_DMA_BUF_IOCTL_GET_SYNC_OWNER, &owner);
 	return ret ? ret : (owner ? UDMEM_OWNER_DEVICE : UDMEM_OWNER_CPU);
 }
 
 UDMEM_API int udmem_buffer_map(struct udmem_buffer *buf, void **addr)
 {
-	int prot = PROT_READ, ret = 0;
-	void *p;
-
-	if (!buf || !addr)
-		return -EINVAL;
-	if (buf->size == 0 || buf->size > SIZE_MAX)
-		return -EOVERFLOW;
-	if (!(buf->flags & UDMEM_OPEN_RDONLY))
-		prot |= PROT_WRITE;
-	pthread_mutex_lock(&buf->lock);
-	if (!buf->map) {
-		p = mmap(NULL, buf->size, prot, MAP_SHARED, buf->fd, 0);
-		if (p == MAP_FAILED)
-			ret = -errno;
-		else
-			buf->map = p;
-	}
-	if (!ret)
-		*addr = buf->map;
-	pthread_mutex_unlock(&buf->lock);
-	return ret;
+	return buf ? udmem_dev_map(&buf->dev, addr) : -EINVAL;
 }
 
 UDMEM_API int udmem_buffer_unmap(struct udmem_buffer *buf)
 {
-	int ret = 0;
-
-	if (!buf)
-		return -EINVAL;
-	pthread_mutex_lock(&buf->lock);
-	if (!buf->map)
-		ret = -EINVAL;
-	else if (munmap(buf->map, buf->size) < 0)
-		ret = -errno;
-	else
-		buf->map = NULL;
-	pthread_mutex_unlock(&buf->lock);
-	return ret;
+	return buf ? udmem_dev_unmap(&buf->dev) : -EINVAL;
 }
 
 UDMEM_API void *udmem_buffer_addr(struct udmem_buffer *buf)
 {
-	void *p;
-
-	if (!buf)
-		return NULL;
-	pthread_mutex_lock(&buf->lock);
-	p = buf->map;
-	pthread_mutex_unlock(&buf->lock);
-	return p;
+	return buf ? udmem_dev_addr(&buf->dev) : NULL;
 }
 
 static int udmem_buffer_sync(struct udmem_buffer *buf, int cmd,
@@ -318,18 +261,14 @@ static int udmem_buffer_sync(struct udmem_buffer *buf, int cmd,
 	struct u_dma_buf_ioctl_sync_args args;
 
 	if (!buf || (unsigned int)dir > UDMEM_DIR_FROM_DEVICE ||
-	    offset >= buf->size)
-		return -EINVAL;
-	if (size == 0)
-		size = buf->size - offset;
-	if (size > buf->size - offset)
+	    udmem_dev_range(&buf->dev, offset, &size))
 		return -EINVAL;
 	memset(&args, 0, sizeof(args));
 	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD(&args, cmd);
 	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_DIR(&args, dir);
 	args.offset = offset;
 	args.size = size;
-	return udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_SET_SYNC, &args);
+	return udmem_ioctl(buf->dev.fd, U_DMA_BUF_IOCTL_SET_SYNC, &args);
 }
 
 UDMEM_API int udmem_buffer_sync_for_cpu(struct udmem_buffer *buf,
@@ -358,14 +297,14 @@ UDMEM_API int udmem_buffer_export_dmabuf(struct udmem_buffer *buf,
 
 	if (!buf || fd_flags < 0)
 		return -EINVAL;
-	if (size == 0 && offset < buf->size)
-		size = (buf->size - offset) & ~(page - 1);
+	if (size == 0 && offset < buf->dev.size)
+		size = (buf->dev.size - offset) & ~(page - 1);
 	memset(&args, 0, sizeof(args));
 	SET_U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS(&args, fd_flags);
 	args.offset = offset;
 	args.size = size;
 	args.fd = -1;
-	ret = udmem_ioctl(buf->fd, U_DMA_BUF_IOCTL_EXPORT, &args);
+	ret = udmem_ioctl(buf->dev.fd, U_DMA_BUF_IOCTL_EXPORT, &args);
 	if (ret)
 		return ret;
 	if (args.fd < 0)

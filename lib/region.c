@@ -3,11 +3,9 @@
  * region.c - udmem_region_*: uiomem device-memory regions (open, map, sync).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/uiomem.h>
@@ -15,22 +13,17 @@
 #include "internal.h"
 
 struct udmem_region {
-	int fd;
-	unsigned int flags;		/* enum udmem_open_flags */
-	char name[UDMEM_NAME_MAX];
-	uint64_t size;
+	struct udmem_dev dev;
 	uint64_t phys_addr;
 	uint32_t map_type;		/* UIOMEM_MAP_* */
 	uint32_t query_flags;		/* UIOMEM_QUERY_* */
-	pthread_mutex_t lock;		/* protects map */
-	void *map;
 };
 
 static int udmem_region_query(const struct udmem_region *reg,
 			      struct uiomem_query *q)
 {
 	memset(q, 0, sizeof(*q));
-	return udmem_ioctl(reg->fd, UIOMEM_IOCTL_QUERY, q);
+	return udmem_ioctl(reg->dev.fd, UIOMEM_IOCTL_QUERY, q);
 }
 
 UDMEM_API int udmem_region_open(const char *name, unsigned int flags,
@@ -38,38 +31,30 @@ UDMEM_API int udmem_region_open(const char *name, unsigned int flags,
 {
 	struct udmem_region *reg;
 	struct uiomem_query q;
-	int fd, ret;
+	int ret;
 
 	if (!out)
 		return -EINVAL;
-	fd = udmem_dev_open(UDMEM_CLASS_REGION, name, flags);
-	if (fd < 0)
-		return fd;
 	reg = calloc(1, sizeof(*reg));
-	if (!reg) {
-		ret = -ENOMEM;
-		goto err_close_fd;
-	}
-	reg->fd = fd;
-	reg->flags = flags;
-	snprintf(reg->name, sizeof(reg->name), "%s", name);
-	ret = udmem_region_query(reg, &q);
+	if (!reg)
+		return -ENOMEM;
+	ret = udmem_dev_open(&reg->dev, UDMEM_CLASS_REGION, name, flags);
 	if (ret)
 		goto err_free_reg;
-	reg->size = q.size;
+	ret = udmem_region_query(reg, &q);
+	if (ret)
+		goto err_close_dev;
+	reg->dev.size = q.size;
 	reg->phys_addr = q.phys_addr;
 	reg->map_type = q.map_type;
 	reg->query_flags = q.flags;
-	ret = -pthread_mutex_init(&reg->lock, NULL);
-	if (ret)
-		goto err_free_reg;
 	*out = reg;
 	return 0;
 
+err_close_dev:
+	udmem_dev_close(&reg->dev);
 err_free_reg:
 	free(reg);
-err_close_fd:
-	close(fd);
 	return ret;
 }
 
@@ -77,10 +62,7 @@ UDMEM_API void udmem_region_close(struct udmem_region *reg)
 {
 	if (!reg)
 		return;
-	if (reg->map)
-		munmap(reg->map, reg->size);
-	close(reg->fd);
-	pthread_mutex_destroy(&reg->lock);
+	udmem_dev_close(&reg->dev);
 	free(reg);
 }
 
@@ -91,12 +73,12 @@ UDMEM_API int udmem_region_list(char ***names)
 
 UDMEM_API const char *udmem_region_name(const struct udmem_region *reg)
 {
-	return reg ? reg->name : NULL;
+	return reg ? reg->dev.name : NULL;
 }
 
 UDMEM_API uint64_t udmem_region_size(const struct udmem_region *reg)
 {
-	return reg ? reg->size : 0;
+	return reg ? reg->dev.size : 0;
 }
 
 UDMEM_API uint64_t udmem_region_phys_addr(const struct udmem_region *reg)
@@ -119,7 +101,7 @@ UDMEM_API int udmem_region_is_coherent(const struct udmem_region *reg)
 
 UDMEM_API int udmem_region_fd(const struct udmem_region *reg)
 {
-	return reg ? reg->fd : -EINVAL;
+	return reg ? reg->dev.fd : -EINVAL;
 }
 
 UDMEM_API int udmem_region_sync_mode(struct udmem_region *reg)
@@ -140,63 +122,24 @@ UDMEM_API int udmem_region_sync_owner(struct udmem_region *reg)
 
 	if (!reg)
 		return -EINVAL;
-	ret = udmem_sysfs_read_u64(UDMEM_CLASS_REGION, reg->name, "sync_owner",
+	ret = udmem_sysfs_read_u64(UDMEM_CLASS_REGION, reg->dev.name, "sync_owner",
 				   &owner);
 	return ret ? ret : (owner ? UDMEM_OWNER_DEVICE : UDMEM_OWNER_CPU);
 }
 
 UDMEM_API int udmem_region_map(struct udmem_region *reg, void **addr)
 {
-	int prot = PROT_READ, ret = 0;
-	void *p;
-
-	if (!reg || !addr)
-		return -EINVAL;
-	if (reg->size == 0 || reg->size > SIZE_MAX)
-		return -EOVERFLOW;
-	if (!(reg->flags & UDMEM_OPEN_RDONLY))
-		prot |= PROT_WRITE;
-	pthread_mutex_lock(&reg->lock);
-	if (!reg->map) {
-		p = mmap(NULL, reg->size, prot, MAP_SHARED, reg->fd, 0);
-		if (p == MAP_FAILED)
-			ret = -errno;
-		else
-			reg->map = p;
-	}
-	if (!ret)
-		*addr = reg->map;
-	pthread_mutex_unlock(&reg->lock);
-	return ret;
+	return reg ? udmem_dev_map(&reg->dev, addr) : -EINVAL;
 }
 
 UDMEM_API int udmem_region_unmap(struct udmem_region *reg)
 {
-	int ret = 0;
-
-	if (!reg)
-		return -EINVAL;
-	pthread_mutex_lock(&reg->lock);
-	if (!reg->map)
-		ret = -EINVAL;
-	else if (munmap(reg->map, reg->size) < 0)
-		ret = -errno;
-	else
-		reg->map = NULL;
-	pthread_mutex_unlock(&reg->lock);
-	return ret;
+	return reg ? udmem_dev_unmap(&reg->dev) : -EINVAL;
 }
 
 UDMEM_API void *udmem_region_addr(struct udmem_region *reg)
 {
-	void *p;
-
-	if (!reg)
-		return NULL;
-	pthread_mutex_lock(&reg->lock);
-	p = reg->map;
-	pthread_mutex_unlock(&reg->lock);
-	return p;
+	return reg ? udmem_dev_addr(&reg->dev) : NULL;
 }
 
 /* DMA-API direction -> DMA_BUF_IOCTL_SYNC-style access bits. */
@@ -213,17 +156,13 @@ static int udmem_region_sync(struct udmem_region *reg, uint32_t when,
 	struct uiomem_sync s;
 
 	if (!reg || (unsigned int)dir > UDMEM_DIR_FROM_DEVICE ||
-	    offset >= reg->size)
-		return -EINVAL;
-	if (size == 0)
-		size = reg->size - offset;
-	if (size > reg->size - offset)
+	    udmem_dev_range(&reg->dev, offset, &size))
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.flags = when | udmem_region_access[dir];
 	s.offset = offset;
 	s.length = size;
-	return udmem_ioctl(reg->fd, UIOMEM_IOCTL_SYNC, &s);
+	return udmem_ioctl(reg->dev.fd, UIOMEM_IOCTL_SYNC, &s);
 }
 
 UDMEM_API int udmem_region_sync_for_cpu(struct udmem_region *reg,

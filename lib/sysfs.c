@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * sysfs.c - names, sysfs attributes, device nodes and the helpers that
- * buffer.c and region.c share, plus the library-wide functions.
+ * sysfs.c - device names, sysfs attributes and class listings.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -9,42 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
-
-UDMEM_API const char *udmem_api_version(void)
-{
-	return "1.0.0";
-}
-
-UDMEM_API const char *udmem_strerror(int err)
-{
-	static const char unknown[] = "Unknown error";
-	const char *s;
-
-	if (err < 0)
-		err = -err;
-	if (err == 0)
-		return "Success";
-	/* strerrordesc_np() is thread-safe and returns a static string. */
-	s = strerrordesc_np(err);
-	return s ? s : unknown;
-}
-
-UDMEM_API void udmem_list_free(char **names)
-{
-	char **p;
-
-	if (!names)
-		return;
-	for (p = names; *p; p++)
-		free(*p);
-	free(names);
-}
 
 /*
  * A device name: 1..63 printable ASCII characters other than '/', ';' and
@@ -124,51 +91,6 @@ int udmem_sysfs_exists(const char *class, const char *name)
 	return stat(path, &st) == 0;
 }
 
-/*
- * Open /dev/NAME and make sure it is the device that /sys/class/CLASS/NAME
- * describes, so that a name belonging to another driver is refused.
- */
-int udmem_dev_open(const char *class, const char *name, unsigned int flags)
-{
-	unsigned int maj, min;
-	char path[128], text[32];
-	struct stat st;
-	int fd, oflags, ret;
-
-	if (!udmem_name_valid(name) ||
-	    (flags & ~(unsigned int)(UDMEM_OPEN_SYNC | UDMEM_OPEN_RDONLY)))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	if (!udmem_sysfs_exists(class, name))
-		return stat(path, &st) == 0 ? -ENODEV : -ENOENT;
-	ret = udmem_sysfs_read(class, name, "dev", text, sizeof(text));
-	if (ret)
-		return ret;
-	if (sscanf(text, "%u:%u", &maj, &min) != 2)
-		return -EIO;
-
-	oflags = O_CLOEXEC;
-	oflags |= (flags & UDMEM_OPEN_RDONLY) ? O_RDONLY : O_RDWR;
-	if (flags & UDMEM_OPEN_SYNC)
-		oflags |= O_SYNC;
-	fd = open(path, oflags);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto err_close;
-	}
-	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(maj, min)) {
-		ret = -ENODEV;
-		goto err_close;
-	}
-	return fd;
-
-err_close:
-	close(fd);
-	return ret;
-}
-
 static int udmem_name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -227,14 +149,4 @@ err_free:
 	list[count] = NULL;
 	udmem_list_free(list);
 	return ret;
-}
-
-int udmem_ioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
 }

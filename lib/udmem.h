@@ -31,11 +31,22 @@
 extern "C" {
 #endif
 
+/*
+ * The library's version: the one place it is written.  lib/Makefile (the
+ * shared object's name, libudmem.pc), the udmem tool and the Python package
+ * take it from here.
+ */
+#define UDMEM_VERSION_MAJOR	1
+#define UDMEM_VERSION_MINOR	0
+#define UDMEM_VERSION_PATCH	0
+
 /**
  * API version, (major << 16) | (minor << 8) | patch.  It grows whenever a
  * function is added; test it with `#if UDMEM_API_VERSION >= 0x010000`.
  */
-#define UDMEM_API_VERSION	0x010000
+#define UDMEM_API_VERSION	((UDMEM_VERSION_MAJOR << 16) | \
+				 (UDMEM_VERSION_MINOR << 8) | \
+				 UDMEM_VERSION_PATCH)
 
 /** Direction of a transfer, as the DMA API names it. */
 enum udmem_dir {

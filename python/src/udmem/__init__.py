@@ -13,11 +13,10 @@ numpy views of it are alive raises ``BufferError``.
 """
 
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
+from ._uapi import VERSION as __version__
 from .array import UdmemArray
 from .buffer import Buffer, allocate
 from .region import Region
-
-__version__ = "1.0.0"
 
 __all__ = [
     "BIDIRECTIONAL",

@@ -9,6 +9,7 @@ import fcntl
 import itertools
 import mmap
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -19,10 +20,22 @@ from .array import UdmemArray
 
 MGR = "/dev/u-dma-buf-mgr"
 
-MMAP_MODES = {"off": 1, "on": 2, "auto": 3, "page": 4}
+MMAP_MODES = {
+    "off": _uapi.U_DMA_BUF_MMAP_MODE_OFF,
+    "on": _uapi.U_DMA_BUF_MMAP_MODE_ON,
+    "auto": _uapi.U_DMA_BUF_MMAP_MODE_AUTO,
+    "page": _uapi.U_DMA_BUF_MMAP_MODE_PAGE,
+}
 _MMAP_MODE_NAMES = {v: k for k, v in MMAP_MODES.items()}
 
 _names = itertools.count()
+
+
+def _flag(flags: int, name: str) -> int:
+    """A field of a u-dma-buf flags word, e.g. "DMA_COHERENT" (the header's GET_*)."""
+    shift = getattr(_uapi, f"U_DMA_BUF_IOCTL_FLAGS_{name}_SHIFT")
+    mask = getattr(_uapi, f"U_DMA_BUF_IOCTL_FLAGS_{name}_MASK")
+    return int(flags >> shift & mask)
 
 
 def _mgr_command(name: str, command: str) -> None:
@@ -91,7 +104,8 @@ class Buffer(Device):
 
     def _query(self) -> None:
         try:
-            raw = fcntl.ioctl(self._fd, _uapi.UDB_GET_DEV_INFO, bytes(_uapi.UDB_DEV_INFO.size))
+            raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_GET_DEV_INFO,
+                              _uapi.u_dma_buf_ioctl_dev_info.make())
         except OSError as e:
             if e.errno != errno.ENOTTY:
                 raise oserror(e.errno, self._name, "GET_DEV_INFO") from None
@@ -100,8 +114,9 @@ class Buffer(Device):
             self._coherent = False
             self._flags = 0
         else:
-            self._flags, self._size, self._dma = _uapi.UDB_DEV_INFO.unpack(raw)
-            self._coherent = bool(self._flags >> _uapi.UDB_DMA_COHERENT_SHIFT & 1)
+            info = _uapi.u_dma_buf_ioctl_dev_info.parse(raw)
+            self._flags, self._size, self._dma = info["flags"], info["size"], info["addr"]
+            self._coherent = bool(_flag(self._flags, "DMA_COHERENT"))
         try:
             self._phys = _device.sysfs_int(self._CLASS, self._name, "phys_addr")
         except (OSError, ValueError):
@@ -110,48 +125,53 @@ class Buffer(Device):
     @property
     def dma_mask_bits(self) -> int:
         """Width of the device's DMA mask."""
-        return self._flags & _uapi.UDB_DMA_MASK_MASK
+        return _flag(self._flags, "DMA_MASK")
 
     @property
     def mmap_mode(self) -> str | None:
         """The buffer's mmap mode: "off", "on", "auto", "page" or None."""
-        return _MMAP_MODE_NAMES.get(self._flags >> _uapi.UDB_MMAP_MODE_SHIFT & 7)
+        return _MMAP_MODE_NAMES.get(_flag(self._flags, "MMAP_MODE"))
 
     @property
     def sync_mode(self) -> int:
         """The buffer's sync_mode (0..7)."""
         self._check_open()
-        raw = fcntl.ioctl(self._fd, _uapi.UDB_GET_SYNC, bytes(_uapi.UDB_SYNC_ARGS.size))
-        flags = _uapi.UDB_SYNC_ARGS.unpack(raw)[0]
-        return flags >> _uapi.UDB_SYNC_MODE_SHIFT & 0xFF
+        raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_GET_SYNC,
+                          _uapi.u_dma_buf_ioctl_sync_args.make())
+        return _flag(_uapi.u_dma_buf_ioctl_sync_args.parse(raw)["flags"], "SYNC_MODE")
 
     @property
     def sync_owner(self) -> str:
         """"cpu" or "device": who the last sync handed the buffer to."""
         self._check_open()
-        raw = fcntl.ioctl(self._fd, _uapi.UDB_GET_SYNC_OWNER, bytes(4))
-        return "device" if _uapi.UDB_U32.unpack(raw)[0] else "cpu"
+        # The argument is a __u32: the ioctl number's size field says so.
+        raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER,
+                          bytes(_uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER >> 16 & 0x3FFF))
+        return "device" if int.from_bytes(raw, sys.byteorder) else "cpu"
 
     def _sync(self, cmd: int, offset: int, size: int | None, direction: int, what: str) -> None:
         self._check_open()
         offset, size = self._range(offset, size)
         if direction not in (0, 1, 2):
             raise ValueError(f"{self._name}: direction must be 0, 1 or 2")
-        flags = cmd | direction << _uapi.UDB_SYNC_DIR_SHIFT
+        flags = cmd | direction << _uapi.U_DMA_BUF_IOCTL_FLAGS_SYNC_DIR_SHIFT
+        args = _uapi.u_dma_buf_ioctl_sync_args.make(flags=flags, size=size, offset=offset)
         try:
-            fcntl.ioctl(self._fd, _uapi.UDB_SET_SYNC, _uapi.UDB_SYNC_ARGS.pack(flags, size, offset))
+            fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_SET_SYNC, args)
         except OSError as e:
             raise oserror(e.errno, self._name, what) from None
 
     def sync_for_cpu(self, offset: int = 0, size: int | None = None,
                      direction: int = BIDIRECTIONAL) -> None:
         """Hand bytes [offset, offset+size) to the CPU: one ioctl."""
-        self._sync(_uapi.UDB_SYNC_CMD_FOR_CPU, offset, size, direction, "sync for cpu")
+        self._sync(_uapi.U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU, offset, size, direction,
+                   "sync for cpu")
 
     def sync_for_device(self, offset: int = 0, size: int | None = None,
                         direction: int = BIDIRECTIONAL) -> None:
         """Hand bytes [offset, offset+size) to the device: one ioctl."""
-        self._sync(_uapi.UDB_SYNC_CMD_FOR_DEVICE, offset, size, direction, "sync for device")
+        self._sync(_uapi.U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE, offset, size, direction,
+                   "sync for device")
 
     def export_dmabuf(self, offset: int = 0, size: int | None = None,
                       flags: int = os.O_RDWR | os.O_CLOEXEC) -> tuple[int, int]:
@@ -162,13 +182,14 @@ class Buffer(Device):
         self._check_open()
         if size is None:
             size = (self._size - offset) & ~(mmap.PAGESIZE - 1)
-        args = _uapi.UDB_EXPORT_ARGS.pack(flags, size, offset, 0, -1, 0)
+        args = _uapi.u_dma_buf_ioctl_export_args.make(flags=flags, size=size, offset=offset,
+                                                      fd=-1)
         try:
-            raw = fcntl.ioctl(self._fd, _uapi.UDB_EXPORT, args)
+            raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_EXPORT, args)
         except OSError as e:
             raise oserror(e.errno, self._name, "export") from None
-        _, _, _, addr, fd, _ = _uapi.UDB_EXPORT_ARGS.unpack(raw)
-        return fd, addr
+        out = _uapi.u_dma_buf_ioctl_export_args.parse(raw)
+        return out["fd"], out["addr"]
 
     # ---- buffers made by allocate()
     def _free_allocated(self, arr: UdmemArray) -> None:

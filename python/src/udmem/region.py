@@ -37,7 +37,7 @@ class Region(Device):
 
     def _query(self) -> None:
         try:
-            raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_QUERY, bytes(_uapi.UIOMEM_QUERY.size))
+            q = self._ask()
         except OSError as e:
             if e.errno != errno.ENOTTY:
                 raise oserror(e.errno, self._name, "query") from None
@@ -46,18 +46,19 @@ class Region(Device):
             self._coherent = False
             self._line = 0
         else:
-            q = _uapi.UIOMEM_QUERY.unpack(raw)
-            self._size, self._phys, self._line, map_type = q[0], q[1], q[2], q[3]
-            self._coherent = map_type != _uapi.UIOMEM_MAP_CACHED
+            self._size, self._phys = q["size"], q["phys_addr"]
+            self._line = q["cache_line_size"]
+            self._coherent = q["map_type"] != _uapi.UIOMEM_MAP_CACHED
         self._dma = self._phys
 
     def query(self) -> dict[str, int]:
-        """The driver's answer to UIOMEM_IOCTL_QUERY, as a dict."""
+        """The driver's answer to UIOMEM_IOCTL_QUERY, as a dict (struct uiomem_query)."""
         self._check_open()
-        raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_QUERY, bytes(_uapi.UIOMEM_QUERY.size))
-        keys = ("size", "phys_addr", "cache_line_size", "map_type", "sync_mode", "flags",
-                "abi_version", "pad", "sync_calls", "sync_lines", "sync_barriers")
-        return dict(zip(keys, _uapi.UIOMEM_QUERY.unpack(raw)))
+        return self._ask()
+
+    def _ask(self) -> dict[str, int]:
+        raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_QUERY, _uapi.uiomem_query.make())
+        return _uapi.uiomem_query.parse(raw)
 
     @property
     def cache_line_size(self) -> int:
@@ -74,7 +75,8 @@ class Region(Device):
         offset, size = self._range(offset, size)
         if direction not in _ACCESS:
             raise ValueError(f"{self._name}: direction must be 0, 1 or 2")
-        args = _uapi.UIOMEM_SYNC.pack(when | _ACCESS[direction], 0, offset, size, 0, 0)
+        args = _uapi.uiomem_sync.make(flags=when | _ACCESS[direction], offset=offset,
+                                      length=size)
         try:
             fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_SYNC, args)
         except OSError as e:
