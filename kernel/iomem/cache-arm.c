@@ -11,7 +11,7 @@
 #include <asm/outercache.h>
 
 #include "cache-walk.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static u32 uiomem_arm_probe(void)
 {

@@ -9,7 +9,7 @@
 #include <asm/cputype.h>
 
 #include "cache-walk.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 /* CTR_EL0.DminLine: log2 of the smallest D-cache line, in 4-byte words. */
 #define UIOMEM_CTR_DMINLINE_SHIFT	16

@@ -5,7 +5,7 @@
  */
 #include <linux/pgtable.h>
 
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static u32 uiomem_none_probe(void)
 {

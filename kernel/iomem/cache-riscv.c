@@ -15,7 +15,7 @@
 #include <asm/hwcap.h>
 
 #include "cache-walk.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static u32 uiomem_riscv_probe(void)
 {

@@ -13,7 +13,7 @@
 #include <asm/cpufeature.h>
 #include <asm/processor.h>
 
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static u32 uiomem_x86_probe(void)
 {

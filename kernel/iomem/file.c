@@ -8,7 +8,7 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static int uiomem_open(struct inode *inode, struct file *file)
 {

@@ -7,7 +7,7 @@
 #include <linux/uaccess.h>
 #include <linux/uiomem.h>
 
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static int uiomem_ioctl_query(struct uiomem *um, struct file *file,
 			      void __user *arg)

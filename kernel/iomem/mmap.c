@@ -8,7 +8,7 @@
 #include <linux/uiomem.h>
 
 #include "compat.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 /**
  * uiomem_map_type() - the memory type mmap() gives

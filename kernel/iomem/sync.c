@@ -9,7 +9,7 @@
 #include <linux/errno.h>
 
 #include "common/udmem_range.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 enum uiomem_cache_op {
 	UIOMEM_CACHE_NONE,

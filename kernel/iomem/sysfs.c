@@ -2,13 +2,17 @@
 /*
  * sysfs.c - /sys/class/uiomem/<name>/: the attributes and value formats of
  * the original uiomem driver.
+ *
+ * Each attribute has its own show/store.  Stores take a number in base 0
+ * (decimal, 0x hex, 0 octal) parsed as the field's own type; a value out of
+ * the field's range is EINVAL, one that does not fit the type ERANGE.
  */
 #include <linux/device.h>
+#include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/sysfs.h>
 
-#include "common/udmem_parse.h"
-#include "uiomem_drv.h"
+#include "uiomem.h"
 
 static ssize_t driver_version_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
@@ -35,135 +39,116 @@ static ssize_t phys_addr_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(phys_addr);
 
-enum uiomem_attr_field {
-	UIOMEM_ATTR_SYNC_MODE,
-	UIOMEM_ATTR_SYNC_OFFSET,
-	UIOMEM_ATTR_SYNC_SIZE,
-	UIOMEM_ATTR_SYNC_DIRECTION,
-	UIOMEM_ATTR_SYNC_FOR_CPU,
-	UIOMEM_ATTR_SYNC_FOR_DEVICE,
-	UIOMEM_ATTR_SYNC_OWNER,
-};
+/* The writable attributes are 0664 in the original driver (ABI). */
+#define UIOMEM_ATTR_RW_0664(name) \
+	DEVICE_ATTR(name, 0664, name##_show, name##_store)
 
-static ssize_t uiomem_attr_show(struct device *dev, char *buf,
-				enum uiomem_attr_field field)
-{
-	struct uiomem *um = dev_get_drvdata(dev);
-	u64 v;
-
-	if (mutex_lock_interruptible(&um->lock))
-		return -ERESTARTSYS;
-	switch (field) {
-	case UIOMEM_ATTR_SYNC_MODE:
-		v = um->sync_mode;
-		break;
-	case UIOMEM_ATTR_SYNC_OFFSET:
-		v = um->sync_offset;
-		break;
-	case UIOMEM_ATTR_SYNC_SIZE:
-		v = um->sync_size;
-		break;
-	case UIOMEM_ATTR_SYNC_DIRECTION:
-		v = um->sync_direction;
-		break;
-	case UIOMEM_ATTR_SYNC_FOR_CPU:
-		v = um->sync_for_cpu;
-		break;
-	case UIOMEM_ATTR_SYNC_FOR_DEVICE:
-		v = um->sync_for_device;
-		break;
-	default:
-		v = um->sync_owner;
-		break;
-	}
-	mutex_unlock(&um->lock);
-	/* sync_offset is hexadecimal, as in the original driver. */
-	if (field == UIOMEM_ATTR_SYNC_OFFSET)
-		return sysfs_emit(buf, "0x%llx\n", v);
-	return sysfs_emit(buf, "%llu\n", v);
+/*
+ * Every show and store holds @um->lock, as in the original driver.  These
+ * generate them for the field sync_<suffix> of struct uiomem, of type @type.
+ */
+#define UIOMEM_SYNC_ATTR_SHOW(suffix, type, fmt)			\
+static ssize_t sync_##suffix##_show(struct device *dev,			\
+				    struct device_attribute *attr,	\
+				    char *buf)				\
+{									\
+	struct uiomem *um = dev_get_drvdata(dev);			\
+	type v;								\
+									\
+	if (mutex_lock_interruptible(&um->lock))			\
+		return -ERESTARTSYS;					\
+	v = um->sync_##suffix;						\
+	mutex_unlock(&um->lock);					\
+	return sysfs_emit(buf, fmt "\n", v);				\
 }
 
-static ssize_t uiomem_attr_store(struct device *dev, const char *buf,
-				 size_t count, enum uiomem_attr_field field)
+/* @parse is the kstrto*() of @type; values above @max are EINVAL. */
+#define UIOMEM_SYNC_ATTR_STORE(suffix, type, parse, max)		\
+static ssize_t sync_##suffix##_store(struct device *dev,		\
+				     struct device_attribute *attr,	\
+				     const char *buf, size_t count)	\
+{									\
+	struct uiomem *um = dev_get_drvdata(dev);			\
+	type v;								\
+	int ret;							\
+									\
+	ret = parse(buf, 0, &v);					\
+	if (ret)							\
+		return ret;						\
+	if (v > (max))							\
+		return -EINVAL;						\
+	if (mutex_lock_interruptible(&um->lock))			\
+		return -ERESTARTSYS;					\
+	um->sync_##suffix = v;						\
+	mutex_unlock(&um->lock);					\
+	return count;							\
+}
+
+UIOMEM_SYNC_ATTR_SHOW(mode, u32, "%u")
+UIOMEM_SYNC_ATTR_STORE(mode, u32, kstrtou32, UIOMEM_SYNC_MODE_MAX)
+static UIOMEM_ATTR_RW_0664(sync_mode);
+
+/* Checked against the region only when a sync uses it, as upstream does. */
+UIOMEM_SYNC_ATTR_SHOW(offset, u64, "0x%llx")
+UIOMEM_SYNC_ATTR_STORE(offset, u64, kstrtou64, U64_MAX)
+static UIOMEM_ATTR_RW_0664(sync_offset);
+
+/* The original driver keeps the size in a size_t: SIZE_MAX is the limit. */
+UIOMEM_SYNC_ATTR_SHOW(size, u64, "%llu")
+UIOMEM_SYNC_ATTR_STORE(size, u64, kstrtou64, SIZE_MAX)
+static UIOMEM_ATTR_RW_0664(sync_size);
+
+UIOMEM_SYNC_ATTR_SHOW(direction, enum udmem_sync_dir, "%u")
+UIOMEM_SYNC_ATTR_STORE(direction, u32, kstrtou32, UDMEM_SYNC_FROM_DEVICE)
+static UIOMEM_ATTR_RW_0664(sync_direction);
+
+UIOMEM_SYNC_ATTR_SHOW(owner, u32, "%u")
+static DEVICE_ATTR_RO(sync_owner);
+
+/*
+ * sync_for_cpu and sync_for_device run the command at once; they read back
+ * 0 after a sync and the rejected value after a failed one.
+ */
+static int uiomem_sync_store(struct uiomem *um, const char *buf, bool for_device)
 {
-	static const u64 max[] = {
-		[UIOMEM_ATTR_SYNC_MODE] = UIOMEM_SYNC_MODE_MAX,
-		[UIOMEM_ATTR_SYNC_OFFSET] = U64_MAX,
-		[UIOMEM_ATTR_SYNC_SIZE] = SIZE_MAX,
-		[UIOMEM_ATTR_SYNC_DIRECTION] = UDMEM_SYNC_FROM_DEVICE,
-		[UIOMEM_ATTR_SYNC_FOR_CPU] = U64_MAX,
-		[UIOMEM_ATTR_SYNC_FOR_DEVICE] = U64_MAX,
-		[UIOMEM_ATTR_SYNC_OWNER] = 0,
-	};
-	struct uiomem *um = dev_get_drvdata(dev);
 	u64 v;
 	int ret;
 
-	ret = udmem_parse_u64(buf, max[field], &v);
+	ret = kstrtou64(buf, 0, &v);
 	if (ret)
 		return ret;
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
-	switch (field) {
-	case UIOMEM_ATTR_SYNC_MODE:
-		um->sync_mode = v;
-		break;
-	case UIOMEM_ATTR_SYNC_OFFSET:
-		um->sync_offset = v;
-		break;
-	case UIOMEM_ATTR_SYNC_SIZE:
-		um->sync_size = v;
-		break;
-	case UIOMEM_ATTR_SYNC_DIRECTION:
-		um->sync_direction = v;
-		break;
-	case UIOMEM_ATTR_SYNC_FOR_CPU:
-		um->sync_for_cpu = v;
-		ret = uiomem_sync_command(um, v, false);
-		if (!ret)
-			um->sync_for_cpu = 0;
-		break;
-	case UIOMEM_ATTR_SYNC_FOR_DEVICE:
-		um->sync_for_device = v;
-		ret = uiomem_sync_command(um, v, true);
-		if (!ret)
-			um->sync_for_device = 0;
-		break;
-	default:
-		ret = -EACCES;
-		break;
-	}
+	ret = uiomem_sync_command(um, v, for_device);
+	if (for_device)
+		um->sync_for_device = ret ? v : 0;
+	else
+		um->sync_for_cpu = ret ? v : 0;
 	mutex_unlock(&um->lock);
+	return ret;
+}
+
+UIOMEM_SYNC_ATTR_SHOW(for_cpu, u64, "%llu")
+static ssize_t sync_for_cpu_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	int ret = uiomem_sync_store(dev_get_drvdata(dev), buf, false);
+
 	return ret ? ret : count;
 }
+static UIOMEM_ATTR_RW_0664(sync_for_cpu);
 
-#define UIOMEM_ATTR_RW(field, FIELD)					\
-static ssize_t field##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	return uiomem_attr_show(dev, buf, UIOMEM_ATTR_##FIELD);		\
-}									\
-static ssize_t field##_store(struct device *dev,			\
-			     struct device_attribute *attr,		\
-			     const char *buf, size_t count)		\
-{									\
-	return uiomem_attr_store(dev, buf, count, UIOMEM_ATTR_##FIELD);	\
-}									\
-static DEVICE_ATTR(field, 0664, field##_show, field##_store)
-
-UIOMEM_ATTR_RW(sync_mode, SYNC_MODE);
-UIOMEM_ATTR_RW(sync_offset, SYNC_OFFSET);
-UIOMEM_ATTR_RW(sync_size, SYNC_SIZE);
-UIOMEM_ATTR_RW(sync_direction, SYNC_DIRECTION);
-UIOMEM_ATTR_RW(sync_for_cpu, SYNC_FOR_CPU);
-UIOMEM_ATTR_RW(sync_for_device, SYNC_FOR_DEVICE);
-
-static ssize_t sync_owner_show(struct device *dev, struct device_attribute *attr,
-			       char *buf)
+UIOMEM_SYNC_ATTR_SHOW(for_device, u64, "%llu")
+static ssize_t sync_for_device_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
 {
-	return uiomem_attr_show(dev, buf, UIOMEM_ATTR_SYNC_OWNER);
+	int ret = uiomem_sync_store(dev_get_drvdata(dev), buf, true);
+
+	return ret ? ret : count;
 }
-static DEVICE_ATTR_RO(sync_owner);
+static UIOMEM_ATTR_RW_0664(sync_for_device);
 
 static struct attribute *uiomem_attrs[] = {
 	&dev_attr_driver_version.attr,
@@ -178,12 +163,7 @@ static struct attribute *uiomem_attrs[] = {
 	&dev_attr_sync_for_device.attr,
 	NULL,
 };
+ATTRIBUTE_GROUPS(uiomem);
 
-static const struct attribute_group uiomem_group = {
-	.attrs = uiomem_attrs,
-};
-
-const struct attribute_group *uiomem_groups[] = {
-	&uiomem_group,
-	NULL,
-};
+/* The class's device attributes; main.c creates the class. */
+const struct attribute_group **const uiomem_class_groups = uiomem_groups;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * uiomem_drv.h - what the parts of uiomem.ko share.
+ * uiomem.h - what the parts of uiomem.ko share.
  */
-#ifndef UIOMEM_DRV_H
-#define UIOMEM_DRV_H
+#ifndef UIOMEM_H
+#define UIOMEM_H
 
 #include <linux/atomic.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/ioport.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/platform_device.h>
 #include <linux/types.h>
 
 #include "common/udmem_sync.h"
@@ -18,6 +20,8 @@
 #define UIOMEM_DRIVER_NAME	"uiomem"
 #define UIOMEM_DRIVER_VERSION	"1.0.0"
 #define UIOMEM_MINORS		256
+/* Module-parameter regions uiomem0..7. */
+#define UIOMEM_STATIC_DEVICES	8
 
 /* sync_mode: the low two bits pick the O_SYNC protection, bit 2 forces it. */
 #define UIOMEM_SYNC_MODE_MASK	3U
@@ -97,6 +101,18 @@ struct uiomem {
 	atomic64_t sync_barriers;
 };
 
+/* main.c */
+extern struct class *uiomem_class;
+extern dev_t uiomem_devt;
+extern int uiomem_info_enable;
+
+/* probe.c */
+extern struct platform_driver uiomem_driver;
+int uiomem_check_resource(struct device *dev, const struct resource *res);
+void uiomem_minor_reserve(int n);
+bool uiomem_minor_reserved(int n);
+void uiomem_minor_unreserve(int n);
+
 /* sync.c: @um->lock held. */
 int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
 			enum udmem_sync_dir dir);
@@ -115,6 +131,6 @@ long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 extern const struct file_operations uiomem_fops;
 
 /* sysfs.c */
-extern const struct attribute_group *uiomem_groups[];
+extern const struct attribute_group **const uiomem_class_groups;
 
-#endif /* UIOMEM_DRV_H */
+#endif /* UIOMEM_H */

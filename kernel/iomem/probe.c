@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - the platform driver: a region from a device-tree node (compatible
+ * "ikwzm,uiomem") or a module-parameter device, its checks and sync-*
+ * defaults, its minor number and name, and its /dev and sysfs nodes.
+ */
+#include <linux/bitmap.h>
+#include <linux/cdev.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "uiomem.h"
+
+#define UIOMEM_NAME_MAX		64
+
+static DEFINE_IDA(uiomem_minor_ida);
+/* Minors of module-parameter regions, held for them until they probe. */
+static DECLARE_BITMAP(uiomem_static_reserved, UIOMEM_STATIC_DEVICES);
+
+/**
+ * uiomem_minor_reserve() - hold minor @n for module-parameter region @n
+ * @n: 0..UIOMEM_STATIC_DEVICES - 1
+ */
+void uiomem_minor_reserve(int n)
+{
+	if (ida_alloc_range(&uiomem_minor_ida, n, n, GFP_KERNEL) == n)
+		set_bit(n, uiomem_static_reserved);
+}
+
+bool uiomem_minor_reserved(int n)
+{
+	return test_bit(n, uiomem_static_reserved);
+}
+
+/* Give back a reservation its region did not take. */
+void uiomem_minor_unreserve(int n)
+{
+	if (test_and_clear_bit(n, uiomem_static_reserved))
+		ida_free(&uiomem_minor_ida, n);
+}
+
+/* Module-parameter regions are the platform devices "uiomem.<minor>". */
+static bool uiomem_is_static(struct platform_device *pdev, int minor)
+{
+	return minor >= 0 && minor < UIOMEM_STATIC_DEVICES &&
+	       !pdev->dev.of_node && pdev->id == minor &&
+	       !strcmp(pdev->name, UIOMEM_DRIVER_NAME);
+}
+
+static int uiomem_minor_get(struct platform_device *pdev, int minor)
+{
+	int ret;
+
+	if (minor < 0)
+		return ida_alloc_max(&uiomem_minor_ida, UIOMEM_MINORS - 1, GFP_KERNEL);
+	if (uiomem_is_static(pdev, minor) &&
+	    test_and_clear_bit(minor, uiomem_static_reserved))
+		return minor;
+	ret = ida_alloc_range(&uiomem_minor_ida, minor, minor, GFP_KERNEL);
+	if (ret == -ENOSPC) {
+		dev_err(&pdev->dev, "minor number %d is already in use\n", minor);
+		return -EBUSY;
+	}
+	return ret;
+}
+
+/* The region: "reg", else the reserved-memory node of "memory-region". */
+static int uiomem_get_resource(struct platform_device *pdev, struct resource *res)
+{
+	struct resource *r = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+	struct device_node *np;
+	int ret;
+
+	if (r) {
+		*res = *r;
+		return 0;
+	}
+	np = of_parse_phandle(pdev->dev.of_node, "memory-region", 0);
+	if (!np) {
+		dev_err(&pdev->dev, "no \"reg\" and no \"memory-region\"\n");
+		return -EINVAL;
+	}
+	ret = of_address_to_resource(np, 0, res);
+	of_node_put(np);
+	if (ret)
+		dev_err(&pdev->dev, "bad \"memory-region\": %d\n", ret);
+	return ret;
+}
+
+/* @dev may be NULL (module parameters, before a device exists). */
+int uiomem_check_resource(struct device *dev, const struct resource *res)
+{
+	const char *who = dev ? dev_name(dev) : UIOMEM_DRIVER_NAME;
+	resource_size_t size = resource_size(res);
+
+	if (res->end < res->start || !size) {
+		pr_err("%s: empty region %pR\n", who, res);
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(res->start) || !PAGE_ALIGNED(size)) {
+		pr_err("%s: region %pR: start and size must be multiples of %lu\n",
+		       who, res, PAGE_SIZE);
+		return -EINVAL;
+	}
+	if (region_intersects(res->start, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_err("%s: region %pR is System RAM: uiomem maps only memory the kernel does not manage (a PCI BAR, on-chip RAM, a no-map reserved-memory region)\n",
+		       who, res);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Sync defaults from the device-tree properties sync-*. */
+static int uiomem_read_sync_props(struct device *dev, struct uiomem *um)
+{
+	u32 v;
+
+	um->sync_mode = 1;
+	if (!device_property_read_u32(dev, "sync-mode", &v)) {
+		if (v < 1 || v > UIOMEM_SYNC_MODE_MASK) {
+			dev_err(dev, "sync-mode %u is not 1, 2 or 3\n", v);
+			return -EINVAL;
+		}
+		um->sync_mode = v;
+	}
+	if (device_property_read_bool(dev, "sync-always"))
+		um->sync_mode |= UIOMEM_SYNC_ALWAYS;
+	if (!device_property_read_u32(dev, "sync-direction", &v)) {
+		if (!udmem_sync_dir_valid(v)) {
+			dev_err(dev, "sync-direction %u is not 0, 1 or 2\n", v);
+			return -EINVAL;
+		}
+		um->sync_direction = v;
+	}
+	if (!device_property_read_u32(dev, "sync-offset", &v)) {
+		if (v >= um->size) {
+			dev_err(dev, "sync-offset %#x is past the region\n", v);
+			return -EINVAL;
+		}
+		um->sync_offset = v;
+	}
+	um->sync_size = um->size - um->sync_offset;
+	if (!device_property_read_u32(dev, "sync-size", &v)) {
+		if (um->sync_offset + v > um->size) {
+			dev_err(dev, "sync-offset + sync-size %#x is past the region\n", v);
+			return -EINVAL;
+		}
+		um->sync_size = v;
+	}
+	return 0;
+}
+
+static bool uiomem_name_ok(const char *name)
+{
+	size_t len = strnlen(name, UIOMEM_NAME_MAX + 1);
+
+	return len && len <= UIOMEM_NAME_MAX && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..");
+}
+
+static void uiomem_dev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct uiomem, dev));
+}
+
+/* devm actions, undone in reverse order when the probe fails or at unbind. */
+static void uiomem_put(void *data)
+{
+	struct uiomem *um = data;
+
+	put_device(&um->dev);
+}
+
+static void uiomem_minor_put(void *data)
+{
+	struct uiomem *um = data;
+
+	ida_free(&uiomem_minor_ida, MINOR(um->dev.devt));
+}
+
+static void uiomem_del(void *data)
+{
+	struct uiomem *um = data;
+
+	cdev_device_del(&um->cdev, &um->dev);
+	/* Files still open see ENODEV from now on. */
+	mutex_lock(&um->lock);
+	um->dead = true;
+	um->vaddr = NULL;
+	mutex_unlock(&um->lock);
+}
+
+/* The class device's name: device-name, else uiomem<minor>, else the parent's. */
+static int uiomem_set_name(struct device *dev, struct uiomem *um, bool has_minor)
+{
+	const char *name;
+	struct device *other;
+	int ret;
+
+	if (!device_property_read_string(dev, "device-name", &name))
+		ret = dev_set_name(&um->dev, "%s", name);
+	else if (has_minor)
+		ret = dev_set_name(&um->dev, UIOMEM_DRIVER_NAME "%u", MINOR(um->dev.devt));
+	else
+		ret = dev_set_name(&um->dev, "%s", dev_name(dev));
+	if (ret)
+		return ret;
+	if (!uiomem_name_ok(dev_name(&um->dev))) {
+		dev_err(dev, "bad device-name \"%s\"\n", dev_name(&um->dev));
+		return -EINVAL;
+	}
+	other = class_find_device_by_name(uiomem_class, dev_name(&um->dev));
+	if (other) {
+		put_device(other);
+		dev_err(dev, "device name \"%s\" is already in use\n",
+			dev_name(&um->dev));
+		return -EEXIST;
+	}
+	return 0;
+}
+
+static int uiomem_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct resource res;
+	bool has_minor = false;
+	struct uiomem *um;
+	int minor = -1;
+	u32 v;
+	int ret;
+
+	ret = uiomem_get_resource(pdev, &res);
+	if (ret)
+		return ret;
+	ret = uiomem_check_resource(dev, &res);
+	if (ret)
+		return ret;
+
+	um = kzalloc(sizeof(*um), GFP_KERNEL);
+	if (!um)
+		return -ENOMEM;
+	mutex_init(&um->lock);
+	device_initialize(&um->dev);
+	um->dev.class = uiomem_class;
+	um->dev.parent = dev;
+	um->dev.release = uiomem_dev_release;
+	dev_set_drvdata(&um->dev, um);
+	/* um belongs to um->dev (open files hold it): put, never kfree. */
+	ret = devm_add_action_or_reset(dev, uiomem_put, um);
+	if (ret)
+		return ret;
+
+	um->phys = res.start;
+	um->size = resource_size(&res);
+	um->shareable = device_property_read_bool(dev, "shareable");
+	ret = uiomem_read_sync_props(dev, um);
+	if (ret)
+		return ret;
+
+	if (!device_property_read_u32(dev, "minor-number", &v)) {
+		if (v >= UIOMEM_MINORS) {
+			dev_err(dev, "minor-number %u is not below %d\n", v, UIOMEM_MINORS);
+			return -EINVAL;
+		}
+		minor = v;
+		has_minor = true;
+	}
+	minor = uiomem_minor_get(pdev, minor);
+	if (minor < 0)
+		return minor;
+	um->dev.devt = MKDEV(MAJOR(uiomem_devt), minor);
+	ret = devm_add_action_or_reset(dev, uiomem_minor_put, um);
+	if (ret)
+		return ret;
+
+	ret = uiomem_set_name(dev, um, has_minor);
+	if (ret)
+		return ret;
+
+	if (!um->shareable &&
+	    !devm_request_mem_region(dev, um->phys, um->size, dev_name(&um->dev))) {
+		dev_err(dev, "region %pR overlaps a region already claimed (add \"shareable\" to share it)\n",
+			&res);
+		return -EBUSY;
+	}
+	um->vaddr = devm_memremap(dev, um->phys, um->size, MEMREMAP_WB);
+	if (IS_ERR(um->vaddr)) {
+		dev_err(dev, "cannot map region %pR write-back\n", &res);
+		return PTR_ERR(um->vaddr);
+	}
+
+	cdev_init(&um->cdev, &uiomem_fops);
+	um->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&um->cdev, &um->dev);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(dev, uiomem_del, um);
+	if (ret)
+		return ret;
+
+	if (uiomem_info_enable)
+		dev_info(&um->dev, "%pR minor %d size %zu sync_mode %u cache line %u\n",
+			 &res, minor, um->size, um->sync_mode, uiomem_cache_line);
+	return 0;
+}
+
+static const struct of_device_id uiomem_of_match[] = {
+	{ .compatible = "ikwzm,uiomem" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, uiomem_of_match);
+
+struct platform_driver uiomem_driver = {
+	.probe = uiomem_probe,
+	.driver = {
+		.name = UIOMEM_DRIVER_NAME,
+		.of_match_table = uiomem_of_match,
+	},
+};
+
