@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * u-dma-buf: buffer memory and cache maintenance.
+ * u-dma-buf: buffer memory.
  *
  * The memory comes from dma_alloc_coherent() on the buffer's DMA device, so
  * the DMA core picks the device's CMA area, its reserved pool, the default
@@ -16,7 +16,6 @@
 #include <linux/vmalloc.h>
 
 #include "udmabuf.h"
-#include "udmem_range.h"
 
 /* Find the first page frame and check that the frames are consecutive. */
 static void udmabuf_find_pfn(struct udmabuf *buf)
@@ -141,93 +140,4 @@ void udmabuf_free(struct udmabuf *buf)
 	if (buf->virt && free_mem)
 		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->virt, buf->dma_addr);
 	buf->virt = NULL;
-}
-
-/**
- * udmabuf_sync_dma() - cache maintenance on a range, nothing else
- * @buf: the buffer
- * @for_device: true: sync for device, false: sync for CPU
- * @offset: start of the range
- * @size: length of the range; 0 does nothing
- * @dir: DMA API direction
- *
- * Return: 0, or -EINVAL if the range is not inside the buffer.
- */
-int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
-		     enum dma_data_direction dir)
-{
-	if (!udmem_range_ok(offset, size, buf->size))
-		return -EINVAL;
-	if (!size || buf->no_cpu_sync)
-		return 0;
-	if (for_device)
-		dma_sync_single_for_device(buf->dma_dev, buf->dma_addr + offset, size, dir);
-	else
-		dma_sync_single_for_cpu(buf->dma_dev, buf->dma_addr + offset, size, dir);
-	return 0;
-}
-
-/**
- * udmabuf_sync_range() - hand a range to the device or back to the CPU
- * @buf: the buffer; the caller holds buf->lock
- * @for_device: true: sync for device, false: sync for CPU
- * @offset: start of the range
- * @size: length of the range; 0 syncs nothing but still sets the owner
- * @dir: 0 bidirectional, 1 to device, 2 from device
- *
- * Return: 0, or -EINVAL if the range is not inside the buffer.
- */
-int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
-		       u64 size, u32 dir)
-{
-	int ret;
-
-	if (!udmem_sync_dir_valid(dir))
-		return -EINVAL;
-	ret = udmabuf_sync_dma(buf, for_device, offset, size, udmem_sync_dma_dir(dir));
-	if (!ret)
-		buf->sync_owner = for_device;
-	return ret;
-}
-
-/**
- * udmabuf_sync_cmd() - run a sync_for_cpu / sync_for_device command value
- * @buf: the buffer
- * @for_device: which of the two
- * @value: 0, 1 (stored parameters) or a packed command
- *
- * The value stays readable in the attribute when the command fails and
- * reads 0 after it succeeded.
- *
- * Return: 0, -EINVAL for a range outside the buffer, -ENODEV if removed.
- */
-int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value)
-{
-	struct udmem_sync_cmd cmd;
-	u64 *slot = for_device ? &buf->sync_for_device : &buf->sync_for_cpu;
-	int ret = 0;
-
-	udmem_sync_cmd_decode(value, &cmd);
-	mutex_lock(&buf->lock);
-	if (buf->detached) {
-		ret = -ENODEV;
-		goto out_unlock;
-	}
-	*slot = value;
-	switch (cmd.kind) {
-	case UDMEM_SYNC_NONE:
-		break;
-	case UDMEM_SYNC_STORED:
-		ret = udmabuf_sync_range(buf, for_device, buf->sync_offset,
-					 buf->sync_size, buf->sync_direction);
-		break;
-	case UDMEM_SYNC_PACKED:
-		ret = udmabuf_sync_range(buf, for_device, cmd.offset, cmd.size, cmd.dir);
-		break;
-	}
-	if (!ret)
-		*slot = 0;
-out_unlock:
-	mutex_unlock(&buf->lock);
-	return ret;
 }

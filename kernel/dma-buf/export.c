@@ -17,8 +17,8 @@
 #include <linux/slab.h>
 
 #include "compat.h"
+#include "common/udmem_range.h"
 #include "udmabuf.h"
-#include "udmem_range.h"
 
 #define UDMABUF_EXPORT_FD_FLAGS	(O_CLOEXEC | O_SYNC | O_ACCMODE)
 #define UDMABUF_SG_CHUNK	SZ_1G

@@ -12,8 +12,8 @@
 #include <linux/stddef.h>
 #include <linux/sysfs.h>
 
+#include "common/udmem_parse.h"
 #include "udmabuf.h"
-#include "udmem_parse.h"
 
 static ssize_t driver_version_show(struct device *dev, struct device_attribute *attr,
 				   char *page)

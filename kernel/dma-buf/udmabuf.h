@@ -19,10 +19,11 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/platform_device.h>
 #include <linux/types.h>
 
 #include <linux/u-dma-buf-ioctl.h>
-#include "udmem_sync.h"
+#include "common/udmem_sync.h"
 
 #define UDMABUF_DRIVER_NAME	"u-dma-buf"
 #define UDMABUF_DRIVER_VERSION	"1.0.0"
@@ -116,31 +117,82 @@ static inline bool udmabuf_dev_has_pool(const struct device *dev)
 #endif
 }
 
+#define UDMABUF_STATIC_MAX	8
+
+/* main.c: module parameters */
+extern u64 udmabuf_static_size[UDMABUF_STATIC_MAX];
+extern char *udmabuf_static_bind[UDMABUF_STATIC_MAX];
+extern char *udmabuf_bind;
 extern int udmabuf_info_enable;
 extern int udmabuf_default_quirk_mmap_mode;
 extern int udmabuf_dma_mask_bit;
 
-/* main.c */
+/* registry.c */
+extern struct mutex udmabuf_registry_lock;	/* the list, minors, API lists */
+extern struct list_head udmabuf_list;		/* every attached buffer */
+extern struct class *udmabuf_class;
+int udmabuf_registry_init(void);
+void udmabuf_registry_exit(void);
 struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 			       struct device *dma_dev, struct device *parent);
 void udmabuf_remove(struct udmabuf *buf);
 struct udmabuf *udmabuf_get_by_minor(unsigned int minor);
 void udmabuf_put(struct udmabuf *buf);
+bool udmabuf_busy(struct udmabuf *buf);
+bool udmabuf_name_valid(const char *name);
+struct udmabuf *udmabuf_find_name_locked(const char *name);
+void udmabuf_minor_reserve(int minor);
+void udmabuf_hide_locked(struct udmabuf *buf);
 bool udmabuf_dma_coherent(const struct udmabuf *buf);
 int udmabuf_dma_mask_bits(const struct udmabuf *buf);
-extern struct class *udmabuf_class;
+
+/* of.c */
+/* Platform data of the devices made for module parameters and the manager. */
+struct udmabuf_pdata {
+	struct udmabuf_params params;
+	char name[UDMABUF_NAME_MAX];
+	int probe_err;		/* written by the probe for the creator */
+};
+
+extern struct platform_driver udmabuf_platform_driver;
+int udmabuf_set_dma_mask(struct device *dev, int bits);
+
+/* bind.c */
+void udmabuf_bus_types_init(void);
+struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int id);
+struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
+				     struct device *parent);
+int udmabuf_static_create(int i);
+void udmabuf_static_remove_all(void);
+
+/* pcie.c: the port-service bus, or NULL (also without CONFIG_PCIEPORTBUS) */
+#if IS_ENABLED(CONFIG_PCIEPORTBUS)
+const struct bus_type *udmabuf_pcie_port_bus(void);
+#else
+static inline const struct bus_type *udmabuf_pcie_port_bus(void)
+{
+	return NULL;
+}
+#endif
+
+/* api.c */
+void udmabuf_api_remove_all(void);
+
+/* sysfs.c */
 extern const struct attribute_group *udmabuf_groups[];
 
 /* alloc.c */
 int udmabuf_alloc(struct udmabuf *buf);
 void udmabuf_free(struct udmabuf *buf);
+
+/* sync.c */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		     enum dma_data_direction dir);
 int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
 		       u64 size, u32 dir);
 int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value);
 
-/* fops.c */
+/* file.c */
 extern const struct file_operations udmabuf_fops;
 
 /* mmap.c */

@@ -1,26 +1,57 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * harness.h - a small kselftest-like harness for udmem's guest tests.
+ * harness.h - the test harness of udmem's guest programs, modelled on the
+ * kernel's kselftest harness (same macro names, our own implementation).
  *
- * Each TEST() runs in its own child process, so a crash, a SIGBUS or a
- * hang (alarm) fails that test only.  Results are printed one per line:
+ * A program registers its tests and ends with TEST_HARNESS_MAIN:
  *
- *	ok - <suite>/<test>
- *	not ok - <suite>/<test> # <why>
- *	ok - <suite>/<test> # SKIP <reason>
+ *	TEST(open_missing_node_enoent) { ... }
  *
- * The suite name comes from $UDMEM_SUITE, else from the program name.
- * ASSERT_*() ends the test on failure, EXPECT_*() records it and goes on,
- * SKIP() ends the test as skipped.  A test that checks nothing fails.
+ *	FIXTURE(dev) { int fd; };
+ *	FIXTURE_VARIANT(dev) { const char *name; };
+ *	FIXTURE_VARIANT_ADD(dev, buffer) { .name = "udmabuf0" };
+ *	FIXTURE_VARIANT_ADD(dev, region) { .name = "uiomem0" };
+ *	FIXTURE_SETUP(dev) { self->fd = open(variant->name, O_RDWR); ... }
+ *	FIXTURE_TEARDOWN(dev) { close(self->fd); }
+ *	TEST_F(dev, read_past_end_returns_zero) { ... self->fd ... }
  *
- * Usage: prog [substring]   runs the tests whose name contains substring.
- * Tests named manual_* run only when named exactly (for deliberate failures).
+ *	TEST_HARNESS_MAIN
+ *
+ * Output is KTAP, one document per program, the plan known up front:
+ *
+ *	KTAP version 1
+ *	1..3
+ *	ok 1 <suite>/open_missing_node_enoent
+ *	not ok 2 <suite>/dev.buffer.read_past_end_returns_zero # <why>
+ *	ok 3 <suite>/dev.region.read_past_end_returns_zero # SKIP <reason>
+ *
+ * A TEST_F is named fixture.test, or fixture.variant.test when the fixture
+ * has variants (it then runs once per variant).  The suite name comes from
+ * $UDMEM_SUITE, else from the program name.  Lines starting with "# " are
+ * diagnostics.
+ *
+ * Every test runs in its own child process, so a crash, a SIGBUS or a hang
+ * (alarm after UT_TIMEOUT seconds) fails that test only.  The fixture's
+ * self starts zeroed; FIXTURE_TEARDOWN runs after the test body, also when
+ * the body failed an ASSERT or SKIPped, but not when FIXTURE_SETUP did not
+ * return.  ASSERT_*() ends the test on failure, EXPECT_*() records it and
+ * goes on, SKIP() ends the test as skipped, TH_LOG() prints a diagnostic.
+ * A test that checks nothing fails.  The program exits 0 when no test
+ * failed, 1 otherwise.
+ *
+ * Usage: prog [substring]   runs the tests whose full name contains it.
+ * A test whose name starts with manual_ runs only when named exactly (the
+ * harness self-test uses one that must fail).
+ *
+ * Helpers shared by the programs are in ut.h; everything here and there
+ * is prefixed ut_ / UT_.
  */
-#ifndef UDMEM_TEST_HARNESS_H
-#define UDMEM_TEST_HARNESS_H
+#ifndef UT_HARNESS_H
+#define UT_HARNESS_H
 
 #include <errno.h>
 #include <inttypes.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -30,40 +61,138 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UDMEM_TEST_MAX		512
-#define UDMEM_TEST_TIMEOUT	120	/* seconds per test */
+#define UT_TIMEOUT	120	/* seconds per test */
 
-struct udmem_test {
+#define UT_EXIT_PASS	0
+#define UT_EXIT_FAIL	1
+#define UT_EXIT_SKIP	2
+
+struct ut_fixture;
+
+struct ut_variant {
 	const char *name;
-	void (*fn)(void);
+	const void *data;
+	struct ut_variant *next;
 };
 
-static struct udmem_test udmem_tests[UDMEM_TEST_MAX];
-static int udmem_test_count;
-static int udmem_test_checks;	/* checks made by the running test */
-static int udmem_test_failed;	/* failed EXPECTs of the running test */
-static int udmem_test_msg_fd = -1;
+struct ut_fixture {
+	const char *name;
+	struct ut_variant *variants, **variants_tail;
+};
 
-static inline void udmem_test_register(const char *name, void (*fn)(void))
+struct ut_test {
+	const char *name;
+	struct ut_fixture *fixture;		/* NULL for TEST() */
+	void (*run)(const void *variant);
+	struct ut_test *next;
+};
+
+static struct ut_test *ut_tests, **ut_tests_tail = &ut_tests;
+static int ut_checks;		/* checks made by the running test */
+static int ut_failed;		/* failed checks of the running test */
+static int ut_msg_fd = -1;	/* the verdict pipe to the parent */
+static sigjmp_buf ut_jmp;	/* back to the TEST_F wrapper, for teardown */
+static int ut_jmp_armed;
+static int ut_end_code;		/* how the body ended when it jumped back */
+
+#define UT_CTOR(fn)	__attribute__((constructor)) static void fn(void)
+
+static inline void ut_test_register(struct ut_test *t)
 {
-	if (udmem_test_count < UDMEM_TEST_MAX) {
-		udmem_tests[udmem_test_count].name = name;
-		udmem_tests[udmem_test_count].fn = fn;
-		udmem_test_count++;
-	}
+	*ut_tests_tail = t;
+	ut_tests_tail = &t->next;
 }
 
-#define TEST(name)							\
-	static void udmem_test_##name(void);				\
-	__attribute__((constructor)) static void udmem_reg_##name(void)	\
-	{								\
-		udmem_test_register(#name, udmem_test_##name);		\
-	}								\
-	static void udmem_test_##name(void)
+static inline void ut_variant_register(struct ut_fixture *f, struct ut_variant *v)
+{
+	if (!f->variants_tail)
+		f->variants_tail = &f->variants;
+	*f->variants_tail = v;
+	f->variants_tail = &v->next;
+}
 
-/* Send a one-line message to the parent; the first message is the verdict's "why". */
+#define TEST(tn)							\
+	static void ut_body_##tn(const void *variant);		\
+	static struct ut_test ut_test_##tn = {			\
+		.name = #tn, .run = ut_body_##tn,			\
+	};								\
+	UT_CTOR(ut_reg_##tn) { ut_test_register(&ut_test_##tn); }	\
+	static void ut_body_##tn(const void *variant __attribute__((unused)))
+
+#define FIXTURE_DATA(f)		struct ut_self_##f
+
+#define FIXTURE(f)							\
+	struct ut_variant_##f;						\
+	struct ut_self_##f;						\
+	static struct ut_fixture ut_fixture_##f = { .name = #f };	\
+	static void ut_setup_##f(struct ut_self_##f *self,		\
+				 const struct ut_variant_##f *variant);	\
+	static void ut_teardown_##f(struct ut_self_##f *self,		\
+				    const struct ut_variant_##f *variant); \
+	struct ut_self_##f
+
+#define FIXTURE_SETUP(f)						\
+	static void ut_setup_##f(struct ut_self_##f *self __attribute__((unused)), \
+		const struct ut_variant_##f *variant __attribute__((unused)))
+
+#define FIXTURE_TEARDOWN(f)						\
+	static void ut_teardown_##f(struct ut_self_##f *self __attribute__((unused)), \
+		const struct ut_variant_##f *variant __attribute__((unused)))
+
+#define FIXTURE_VARIANT(f)	struct ut_variant_##f
+
+#define FIXTURE_VARIANT_ADD(f, v)					\
+	static const struct ut_variant_##f ut_vdata_##f##_##v;		\
+	static struct ut_variant ut_variant_##f##_##v = {		\
+		.name = #v, .data = &ut_vdata_##f##_##v,		\
+	};								\
+	UT_CTOR(ut_vreg_##f##_##v)					\
+	{								\
+		ut_variant_register(&ut_fixture_##f, &ut_variant_##f##_##v); \
+	}								\
+	static const struct ut_variant_##f ut_vdata_##f##_##v =
+
+/*
+ * The wrapper runs setup, the body under a jump point (so that a failed
+ * ASSERT or a SKIP in the body still reaches the teardown), then teardown.
+ * self is static: each test is a fresh child process.
+ */
+#define TEST_F(f, tn)							\
+	static void ut_body_##f##__##tn(struct ut_self_##f *self,	\
+		const struct ut_variant_##f *variant);			\
+	static void ut_run_##f##__##tn(const void *v)			\
+	{								\
+		static struct ut_self_##f self;				\
+									\
+		ut_setup_##f(&self, v);					\
+		if (!sigsetjmp(ut_jmp, 0)) {				\
+			ut_jmp_armed = 1;				\
+			ut_body_##f##__##tn(&self, v);		\
+		}							\
+		ut_jmp_armed = 0;					\
+		ut_teardown_##f(&self, v);				\
+	}								\
+	static struct ut_test ut_test_##f##__##tn = {			\
+		.name = #tn, .fixture = &ut_fixture_##f,		\
+		.run = ut_run_##f##__##tn,				\
+	};								\
+	UT_CTOR(ut_reg_##f##__##tn)					\
+	{								\
+		ut_test_register(&ut_test_##f##__##tn);		\
+	}								\
+	static void ut_body_##f##__##tn(				\
+		struct ut_self_##f *self __attribute__((unused)),	\
+		const struct ut_variant_##f *variant __attribute__((unused)))
+
+/* Print a diagnostic line; it does not change the verdict. */
+#define TH_LOG(fmt, ...) do {						\
+		printf("# " fmt "\n", ##__VA_ARGS__);			\
+		fflush(stdout);						\
+	} while (0)
+
+/* Send a one-line message to the parent; the first one is the verdict's "why". */
 static inline void __attribute__((format(printf, 1, 2)))
-udmem_test_msg(const char *fmt, ...)
+ut_msg(const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -77,97 +206,101 @@ udmem_test_msg(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	if (udmem_test_msg_fd >= 0 && write(udmem_test_msg_fd, line, n) < 0)
+	if (ut_msg_fd >= 0 && write(ut_msg_fd, line, n) < 0)
 		return;
-	/* Also in the console, as a TAP diagnostic line. */
+	/* Also in the console, as a diagnostic line. */
 	fprintf(stdout, "# %.*s", n, line);
 	fflush(stdout);
 }
 
-#define UDMEM_EXIT_PASS	0
-#define UDMEM_EXIT_FAIL	1
-#define UDMEM_EXIT_SKIP	2
+/* End the running test: back to its TEST_F wrapper (teardown), else exit. */
+static inline void __attribute__((noreturn)) ut_end(int code)
+{
+	if (ut_jmp_armed) {
+		ut_jmp_armed = 0;
+		ut_end_code = code;
+		siglongjmp(ut_jmp, 1);
+	}
+	_exit(code);
+}
 
 #define SKIP(...) do {							\
-		udmem_test_msg(__VA_ARGS__);				\
-		_exit(UDMEM_EXIT_SKIP);					\
+		ut_msg(__VA_ARGS__);					\
+		ut_end(UT_EXIT_SKIP);					\
 	} while (0)
 
-#define UDMEM_CHECK(cond, fatal, fmt, ...) do {				\
-		udmem_test_checks++;					\
+#define UT_CHECK(cond, fatal, fmt, ...) do {				\
+		ut_checks++;						\
 		if (!(cond)) {						\
-			udmem_test_msg("%s:%d: " fmt, __FILE__, __LINE__, \
-				       ##__VA_ARGS__);			\
-			udmem_test_failed++;				\
+			ut_msg("%s:%d: " fmt, __FILE__, __LINE__,	\
+			       ##__VA_ARGS__);				\
+			ut_failed++;					\
 			if (fatal)					\
-				_exit(UDMEM_EXIT_FAIL);			\
+				ut_end(UT_EXIT_FAIL);			\
 		}							\
 	} while (0)
 
-#define UDMEM_CMP(a, op, b, fatal) do {					\
+#define UT_CMP(a, op, b, fatal) do {					\
 		long long __a = (long long)(a), __b = (long long)(b);	\
-		UDMEM_CHECK(__a op __b, fatal,				\
-			    "%s %s %s: %lld (0x%llx) vs %lld (0x%llx)",	\
-			    #a, #op, #b, __a, (unsigned long long)__a,	\
-			    __b, (unsigned long long)__b);		\
+		UT_CHECK(__a op __b, fatal,				\
+			 "%s %s %s: %lld (0x%llx) vs %lld (0x%llx)",	\
+			 #a, #op, #b, __a, (unsigned long long)__a,	\
+			 __b, (unsigned long long)__b);			\
 	} while (0)
 
-#define ASSERT_TRUE(c)		UDMEM_CHECK((c), 1, "%s is false", #c)
-#define ASSERT_FALSE(c)		UDMEM_CHECK(!(c), 1, "%s is true", #c)
-#define ASSERT_EQ(a, b)		UDMEM_CMP(a, ==, b, 1)
-#define ASSERT_NE(a, b)		UDMEM_CMP(a, !=, b, 1)
-#define ASSERT_LT(a, b)		UDMEM_CMP(a, <, b, 1)
-#define ASSERT_LE(a, b)		UDMEM_CMP(a, <=, b, 1)
-#define ASSERT_GT(a, b)		UDMEM_CMP(a, >, b, 1)
-#define ASSERT_GE(a, b)		UDMEM_CMP(a, >=, b, 1)
-#define EXPECT_TRUE(c)		UDMEM_CHECK((c), 0, "%s is false", #c)
-#define EXPECT_FALSE(c)		UDMEM_CHECK(!(c), 0, "%s is true", #c)
-#define EXPECT_EQ(a, b)		UDMEM_CMP(a, ==, b, 0)
-#define EXPECT_NE(a, b)		UDMEM_CMP(a, !=, b, 0)
-#define EXPECT_LT(a, b)		UDMEM_CMP(a, <, b, 0)
-#define EXPECT_LE(a, b)		UDMEM_CMP(a, <=, b, 0)
-#define EXPECT_GT(a, b)		UDMEM_CMP(a, >, b, 0)
-#define EXPECT_GE(a, b)		UDMEM_CMP(a, >=, b, 0)
-#define ASSERT_STREQ(a, b)	UDMEM_CHECK(strcmp((a), (b)) == 0, 1,	\
-					    "\"%s\" != \"%s\"", (a), (b))
-#define EXPECT_STREQ(a, b)	UDMEM_CHECK(strcmp((a), (b)) == 0, 0,	\
-					    "\"%s\" != \"%s\"", (a), (b))
+#define ASSERT_TRUE(c)		UT_CHECK((c), 1, "%s is false", #c)
+#define ASSERT_FALSE(c)		UT_CHECK(!(c), 1, "%s is true", #c)
+#define ASSERT_EQ(a, b)		UT_CMP(a, ==, b, 1)
+#define ASSERT_NE(a, b)		UT_CMP(a, !=, b, 1)
+#define ASSERT_LT(a, b)		UT_CMP(a, <, b, 1)
+#define ASSERT_LE(a, b)		UT_CMP(a, <=, b, 1)
+#define ASSERT_GT(a, b)		UT_CMP(a, >, b, 1)
+#define ASSERT_GE(a, b)		UT_CMP(a, >=, b, 1)
+#define EXPECT_TRUE(c)		UT_CHECK((c), 0, "%s is false", #c)
+#define EXPECT_FALSE(c)		UT_CHECK(!(c), 0, "%s is true", #c)
+#define EXPECT_EQ(a, b)		UT_CMP(a, ==, b, 0)
+#define EXPECT_NE(a, b)		UT_CMP(a, !=, b, 0)
+#define EXPECT_LT(a, b)		UT_CMP(a, <, b, 0)
+#define EXPECT_LE(a, b)		UT_CMP(a, <=, b, 0)
+#define EXPECT_GT(a, b)		UT_CMP(a, >, b, 0)
+#define EXPECT_GE(a, b)		UT_CMP(a, >=, b, 0)
+#define ASSERT_STREQ(a, b)	UT_CHECK(strcmp((a), (b)) == 0, 1,	\
+					 "\"%s\" != \"%s\"", (a), (b))
+#define EXPECT_STREQ(a, b)	UT_CHECK(strcmp((a), (b)) == 0, 0,	\
+					 "\"%s\" != \"%s\"", (a), (b))
 
 /* A syscall-style call that must fail with a given errno: -1/errno or -errno. */
-#define ASSERT_ERRNO(expr, err) do {					\
+#define UT_ERRNO(expr, err, fatal) do {					\
 		long __r; errno = 0; __r = (long)(expr);		\
-		UDMEM_CHECK(__r == -1 ? errno == (err) : __r == -(err), 1, \
-			    "%s: want %s, got ret %ld errno %d (%s)",	\
-			    #expr, strerror(err), __r, errno, strerror(errno)); \
+		UT_CHECK(__r == -1 ? errno == (err) : __r == -(err), fatal, \
+			 "%s: want %s, got ret %ld errno %d (%s)",	\
+			 #expr, strerror(err), __r, errno, strerror(errno)); \
 	} while (0)
-#define EXPECT_ERRNO(expr, err) do {					\
-		long __r; errno = 0; __r = (long)(expr);		\
-		UDMEM_CHECK(__r == -1 ? errno == (err) : __r == -(err), 0, \
-			    "%s: want %s, got ret %ld errno %d (%s)",	\
-			    #expr, strerror(err), __r, errno, strerror(errno)); \
-	} while (0)
+#define ASSERT_ERRNO(expr, err)	UT_ERRNO(expr, err, 1)
+#define EXPECT_ERRNO(expr, err)	UT_ERRNO(expr, err, 0)
+
 /* A syscall-style call that must succeed (>= 0). */
-#define ASSERT_OK(expr) do {						\
+#define UT_OK(expr, fatal) do {						\
 		long __r; errno = 0; __r = (long)(expr);		\
-		UDMEM_CHECK(__r >= 0, 1, "%s failed: ret %ld errno %d (%s)", \
-			    #expr, __r, errno, strerror(errno));	\
+		UT_CHECK(__r >= 0, fatal, "%s failed: ret %ld errno %d (%s)", \
+			 #expr, __r, errno, strerror(errno));		\
 	} while (0)
-#define EXPECT_OK(expr) do {						\
-		long __r; errno = 0; __r = (long)(expr);		\
-		UDMEM_CHECK(__r >= 0, 0, "%s failed: ret %ld errno %d (%s)", \
-			    #expr, __r, errno, strerror(errno));	\
-	} while (0)
+#define ASSERT_OK(expr)		UT_OK(expr, 1)
+#define EXPECT_OK(expr)		UT_OK(expr, 0)
 
 /*
  * Run fn(arg) in a child and return the signal that killed it (0 if it
  * exited normally).  For checks such as "touching past the end is SIGBUS".
  */
-static inline int udmem_test_signal_of(void (*fn)(void *), void *arg)
+static inline int ut_signal_of(void (*fn)(void *), void *arg)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	fflush(stdout);
+	pid = fork();
 	if (pid == 0) {
+		ut_jmp_armed = 0;	/* the teardown belongs to the parent */
 		fn(arg);
 		_exit(0);
 	}
@@ -176,7 +309,9 @@ static inline int udmem_test_signal_of(void (*fn)(void *), void *arg)
 	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
-static inline const char *udmem_test_suite(const char *argv0)
+/* ---------------------------------------------------------------- runner */
+
+static inline const char *ut_suite(const char *argv0)
 {
 	const char *s = getenv("UDMEM_SUITE");
 	const char *slash;
@@ -187,75 +322,137 @@ static inline const char *udmem_test_suite(const char *argv0)
 	return slash ? slash + 1 : argv0;
 }
 
-static inline int udmem_test_run_one(const char *suite, struct udmem_test *t)
+static inline void ut_full_name(char *buf, size_t len, const struct ut_test *t,
+				const struct ut_variant *v)
 {
-	char why[512] = "";
-	int pipefd[2], status, n = 0;
-	ssize_t r;
-	pid_t pid;
+	if (!t->fixture)
+		snprintf(buf, len, "%s", t->name);
+	else if (!v)
+		snprintf(buf, len, "%s.%s", t->fixture->name, t->name);
+	else
+		snprintf(buf, len, "%s.%s.%s", t->fixture->name, v->name, t->name);
+}
 
-	if (pipe(pipefd) < 0)
-		return UDMEM_EXIT_FAIL;
+static inline int ut_selected(const struct ut_test *t, const char *full,
+			      const char *filter)
+{
+	if (!strncmp(t->name, "manual_", 7))
+		return filter && (!strcmp(filter, t->name) || !strcmp(filter, full));
+	return !filter || strstr(full, filter);
+}
+
+/* Call fn for every (test, variant) instance the filter selects; returns how many. */
+static inline int ut_for_each(const char *filter,
+			      void (*fn)(int n, struct ut_test *t,
+					 struct ut_variant *v, const char *full,
+					 void *arg),
+			      void *arg)
+{
+	struct ut_test *t;
+	struct ut_variant *v;
+	char full[256];
+	int n = 0;
+
+	for (t = ut_tests; t; t = t->next) {
+		v = t->fixture ? t->fixture->variants : NULL;
+		do {
+			ut_full_name(full, sizeof(full), t, v);
+			if (ut_selected(t, full, filter)) {
+				n++;
+				if (fn)
+					fn(n, t, v, full, arg);
+			}
+			v = v ? v->next : NULL;
+		} while (v);
+	}
+	return n;
+}
+
+static inline void __attribute__((noreturn))
+ut_child(struct ut_test *t, struct ut_variant *v, int msg_fd)
+{
+	ut_msg_fd = msg_fd;
+	alarm(UT_TIMEOUT);
+	t->run(v ? v->data : NULL);
+	if (ut_end_code)
+		_exit(ut_end_code == UT_EXIT_SKIP && ut_failed ? UT_EXIT_FAIL : ut_end_code);
+	if (ut_checks == 0) {
+		ut_msg("test made no check");
+		_exit(UT_EXIT_FAIL);
+	}
+	_exit(ut_failed ? UT_EXIT_FAIL : UT_EXIT_PASS);
+}
+
+struct ut_totals {
+	const char *suite;
+	int pass, fail, skip;
+};
+
+static inline void ut_run_one(int n, struct ut_test *t, struct ut_variant *v,
+			      const char *full, void *arg)
+{
+	struct ut_totals *tot = arg;
+	char why[512] = "";
+	int pipefd[2], status, len = 0;
+	ssize_t r;
+	pid_t pid = -1;
+
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		udmem_test_msg_fd = pipefd[1];
-		alarm(UDMEM_TEST_TIMEOUT);
-		t->fn();
-		if (udmem_test_checks == 0) {
-			udmem_test_msg("test made no check");
-			_exit(UDMEM_EXIT_FAIL);
+	if (pipe(pipefd) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			close(pipefd[0]);
+			ut_child(t, v, pipefd[1]);
 		}
-		_exit(udmem_test_failed ? UDMEM_EXIT_FAIL : UDMEM_EXIT_PASS);
+		close(pipefd[1]);
+		while ((r = read(pipefd[0], why + len, sizeof(why) - 1 - len)) > 0)
+			len += r;
+		close(pipefd[0]);
 	}
-	close(pipefd[1]);
-	while ((r = read(pipefd[0], why + n, sizeof(why) - 1 - n)) > 0)
-		n += r;
-	why[n] = '\0';
-	close(pipefd[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		printf("not ok - %s/%s # fork/wait failed\n", suite, t->name);
-		return UDMEM_EXIT_FAIL;
-	}
+	why[len] = '\0';
 	/* Only the first message line goes into the verdict. */
 	why[strcspn(why, "\n")] = '\0';
-	if (WIFSIGNALED(status)) {
-		printf("not ok - %s/%s # killed by signal %d (%s)%s%s\n", suite,
-		       t->name, WTERMSIG(status), strsignal(WTERMSIG(status)),
-		       *why ? ": " : "", why);
-		return UDMEM_EXIT_FAIL;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		printf("not ok %d %s/%s # pipe/fork/wait failed: %s\n", n,
+		       tot->suite, full, strerror(errno));
+		tot->fail++;
+	} else if (WIFSIGNALED(status)) {
+		printf("not ok %d %s/%s # killed by signal %d (%s)%s%s\n", n,
+		       tot->suite, full, WTERMSIG(status),
+		       strsignal(WTERMSIG(status)), *why ? ": " : "", why);
+		tot->fail++;
+	} else if (WEXITSTATUS(status) == UT_EXIT_PASS) {
+		printf("ok %d %s/%s\n", n, tot->suite, full);
+		tot->pass++;
+	} else if (WEXITSTATUS(status) == UT_EXIT_SKIP) {
+		printf("ok %d %s/%s # SKIP %s\n", n, tot->suite, full,
+		       *why ? why : "no reason given");
+		tot->skip++;
+	} else {
+		printf("not ok %d %s/%s # %s\n", n, tot->suite, full,
+		       *why ? why : "failed");
+		tot->fail++;
 	}
-	switch (WEXITSTATUS(status)) {
-	case UDMEM_EXIT_PASS:
-		printf("ok - %s/%s\n", suite, t->name);
-		return UDMEM_EXIT_PASS;
-	case UDMEM_EXIT_SKIP:
-		printf("ok - %s/%s # SKIP %s\n", suite, t->name, *why ? why : "no reason");
-		return UDMEM_EXIT_SKIP;
-	default:
-		printf("not ok - %s/%s # %s\n", suite, t->name, *why ? why : "failed");
-		return UDMEM_EXIT_FAIL;
-	}
+	fflush(stdout);
 }
 
-int main(int argc, char **argv)
+static inline int ut_harness_main(int argc, char **argv)
 {
-	const char *suite = udmem_test_suite(argv[0]);
-	int i, failed = 0;
+	struct ut_totals tot = { .suite = ut_suite(argv[0]) };
+	const char *filter = argc > 1 ? argv[1] : NULL;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 0; i < udmem_test_count; i++) {
-		const char *name = udmem_tests[i].name;
-
-		if (!strncmp(name, "manual_", 7) ?
-		    argc < 2 || strcmp(name, argv[1]) :
-		    argc > 1 && !strstr(name, argv[1]))
-			continue;
-		if (udmem_test_run_one(suite, &udmem_tests[i]) == UDMEM_EXIT_FAIL)
-			failed++;
-	}
-	return failed ? 1 : 0;
+	printf("KTAP version 1\n1..%d\n", ut_for_each(filter, NULL, NULL));
+	ut_for_each(filter, ut_run_one, &tot);
+	printf("# %s: %d passed, %d failed, %d skipped\n", tot.suite, tot.pass,
+	       tot.fail, tot.skip);
+	return tot.fail ? 1 : 0;
 }
 
-#endif /* UDMEM_TEST_HARNESS_H */
+#define TEST_HARNESS_MAIN						\
+	int main(int argc, char **argv)					\
+	{								\
+		return ut_harness_main(argc, argv);			\
+	}
+
+#endif /* UT_HARNESS_H */

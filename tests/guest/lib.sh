@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # lib.sh - helpers for guest suites (busybox sh).  Sourced before each suite.sh;
 # $UDMEM_SUITE is the suite's name.
+#
+# C programs (harness.h) print KTAP ("ok 3 suite/name") and are run through
+# udmem_run; checks made in shell print the plain form ("ok - suite/name")
+# through tap_ok, tap_fail, tap_skip, tap_check and tap_eq.  The host
+# counts both forms.
 
 tap_ok() { echo "ok - $UDMEM_SUITE/$1"; }
 tap_fail() { echo "not ok - $UDMEM_SUITE/$1 # $2"; }
@@ -38,13 +43,46 @@ udmem_rmmod() {
 	rmmod "$(echo "$1" | tr - _)"
 }
 
-# udmem_run PROG [ARGS...]: run a test program; its TAP lines go to the console.
+# udmem_run [VAR=VALUE...] PROG [ARGS...]: run a harness.h program from
+# /udmem/bin with the given environment; its KTAP goes to the console.  The
+# program must print as many results as its plan and exit 0, else one more
+# failing line: "not ok - <suite>/<prog>/plan # printed 7 of 9 results" (a
+# crash or a hang cuts the count) and/or "exit status 139".  A
+# UDMEM_SUITE=... assignment names the suite of that line too.  Returns
+# the program's exit status.
 udmem_run() {
-	if [ ! -x "/udmem/bin/$1" ]; then
-		tap_fail "$1" "program /udmem/bin/$1 is missing"
-		return 1
+	_ur_suite=$UDMEM_SUITE
+	_ur_prog=
+	for _ur_a in "$@"; do
+		case $_ur_a in
+		UDMEM_SUITE=*) _ur_suite=${_ur_a#UDMEM_SUITE=} ;;
+		*=*) ;;
+		*) _ur_prog=$_ur_a; break ;;
+		esac
+	done
+	if [ ! -x "/udmem/bin/$_ur_prog" ]; then
+		echo "not ok - $_ur_suite/$_ur_prog/plan # program /udmem/bin/$_ur_prog is missing"
+		return 127
 	fi
-	"/udmem/bin/$@"
+	_ur_log=/tmp/udmem-run.$$.log
+	{ env "$@"; echo $? > "$_ur_log.rc"; } | tee "$_ur_log"
+	_ur_rc=$(cat "$_ur_log.rc")
+	_ur_plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$_ur_log" | head -n 1)
+	_ur_got=$(grep -cE '^(not )?ok [0-9]+ ' "$_ur_log")
+	rm -f "$_ur_log" "$_ur_log.rc"
+	_ur_why=
+	if [ -z "$_ur_plan" ]; then
+		_ur_why="printed no plan ($_ur_got results)"
+	elif [ "$_ur_got" != "$_ur_plan" ]; then
+		_ur_why="printed $_ur_got of $_ur_plan results"
+	fi
+	if [ "$_ur_rc" != 0 ]; then
+		_ur_why="${_ur_why:+$_ur_why, }exit status $_ur_rc"
+	fi
+	if [ -n "$_ur_why" ]; then
+		echo "not ok - $_ur_suite/$_ur_prog/plan # $_ur_why"
+	fi
+	return "$_ur_rc"
 }
 
 # udmem_pci_dev VENDOR DEVICE: print the sysfs path of the first matching PCI device.

@@ -16,7 +16,7 @@ static void touch_null(void *arg)
 
 TEST(signal_of_child_reports_sigsegv)
 {
-	ASSERT_EQ(udmem_test_signal_of(touch_null, NULL), SIGSEGV);
+	ASSERT_EQ(ut_signal_of(touch_null, NULL), SIGSEGV);
 }
 
 TEST(anonymous_mmap_round_trip)
@@ -57,3 +57,5 @@ TEST(manual_must_fail)
 {
 	EXPECT_EQ(1 + 1, 3);
 }
+
+TEST_HARNESS_MAIN

@@ -44,3 +44,5 @@ TEST(lists_are_null_terminated)
 	EXPECT_TRUE(names != NULL && names[n] == NULL);
 	udmem_list_free(names);
 }
+
+TEST_HARNESS_MAIN

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * libudmem-test.h - helpers the libudmem guest tests share.
+ * libudmem-test.h - helpers of the libudmem guest tests, on top of ut.h.
  *
  * The suite names its devices in the environment: UDMEM_TEST_BUFFER (a
  * u-dma-buf buffer made by module parameter, default udmabuf0) and
@@ -9,103 +9,58 @@
 #ifndef LIBUDMEM_TEST_H
 #define LIBUDMEM_TEST_H
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "harness.h"
+#include "ut.h"
 #include "udmem.h"
 
-static inline const char *lt_env(const char *var, const char *dflt)
-{
-	const char *v = getenv(var);
+#define UT_BUFFER_CLASS	"u-dma-buf"
+#define UT_REGION_CLASS	"uiomem"
 
-	return v && *v ? v : dflt;
+static inline const char *ut_buffer_env(void)
+{
+	return ut_env("UDMEM_TEST_BUFFER", "udmabuf0");
 }
 
-static inline int lt_exists(const char *class, const char *name)
+static inline const char *ut_region_env(void)
 {
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/class/%s/%s", class, name);
-	return stat(path, &st) == 0;
+	return ut_env("UDMEM_TEST_REGION", "uiomem0");
 }
 
 /* The test buffer's name, or SKIP when it does not exist. */
-static inline const char *lt_buffer(void)
+static inline const char *ut_buffer(void)
 {
-	const char *name = lt_env("UDMEM_TEST_BUFFER", "udmabuf0");
+	const char *name = ut_buffer_env();
 
-	if (!lt_exists("u-dma-buf", name))
+	if (!ut_sysfs_exists(UT_BUFFER_CLASS, name))
 		SKIP("no u-dma-buf buffer %s (module not loaded?)", name);
 	return name;
 }
 
-static inline const char *lt_region(void)
+static inline const char *ut_region(void)
 {
-	const char *name = lt_env("UDMEM_TEST_REGION", "uiomem0");
+	const char *name = ut_region_env();
 
-	if (!lt_exists("uiomem", name))
+	if (!ut_sysfs_exists(UT_REGION_CLASS, name))
 		SKIP("no uiomem region %s (module not loaded?)", name);
 	return name;
 }
 
-/* Read /sys/class/CLASS/NAME/ATTR as a number (any base); -1 on error. */
-static inline long long lt_sysfs(const char *class, const char *name,
-				 const char *attr)
+/* An attribute as a number (any base), or -1 when it is missing. */
+static inline long long ut_sysfs_num(const char *class, const char *name,
+				     const char *attr)
 {
-	char path[256], text[64] = "";
-	FILE *f;
+	uint64_t v;
 
-	snprintf(path, sizeof(path), "/sys/class/%s/%s/%s", class, name, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(text, sizeof(text), f))
-		text[0] = '\0';
-	fclose(f);
-	return text[0] ? strtoll(text, NULL, 0) : -1;
+	return ut_sysfs_u64(class, name, attr, 0, &v) ? -1 : (long long)v;
 }
 
-/* An unsigned variant for addresses. */
-static inline unsigned long long lt_sysfs_u(const char *class, const char *name,
-					    const char *attr)
+static inline int ut_have_mgr(void)
 {
-	char path[256], text[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/%s/%s/%s", class, name, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(text, sizeof(text), f))
-		text[0] = '\0';
-	fclose(f);
-	return strtoull(text, NULL, 0);
+	return access("/dev/u-dma-buf-mgr", W_OK) == 0;
 }
 
-/* Fill with a pattern that depends on the seed and the byte's offset. */
-static inline void lt_fill(uint8_t *p, size_t len, uint32_t seed)
+static inline void ut_write_byte(void *addr)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)((i * 31 + seed) ^ (i >> 8));
-}
-
-/* Offset of the first byte that differs from the pattern, or -1. */
-static inline long lt_check(const uint8_t *p, size_t len, uint32_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != (uint8_t)((i * 31 + seed) ^ (i >> 8)))
-			return (long)i;
-	return -1;
+	*(volatile uint8_t *)addr = 1;
 }
 
 #endif /* LIBUDMEM_TEST_H */

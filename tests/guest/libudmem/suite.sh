@@ -38,6 +38,7 @@ fi
 
 export UDMEM_TEST_BUFFER=udmabuf0 UDMEM_TEST_REGION=uiomem0
 udmem_run libudmem-misc
+udmem_run libudmem-handle
 udmem_run libudmem-buffer
 udmem_run libudmem-region
 

@@ -9,17 +9,10 @@
  *	UDMABUF_SRC, UDMABUF_DST	the two buffers (at least 64 KiB each)
  */
 #define _FILE_OFFSET_BITS 64
-#include "../udmabuf/udmabuf-test.h"
+#include "udmabuf-test.h"
 
 #define UT_EDU	"/dev/udmem-edu-test"
 #define UT_LEN	8192	/* two device-buffer loads */
-
-static const char *ut_env(const char *name, const char *def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : def;
-}
 
 #define UT_SRC	ut_env("UDMABUF_SRC", "udmabuf0")
 #define UT_DST	ut_env("UDMABUF_DST", "udmabuf1")
@@ -30,7 +23,7 @@ static int ut_edu_copy(uint64_t src, uint64_t dst, uint64_t len)
 	char cmd[128];
 	int fd = open(UT_EDU, O_WRONLY), n, err = 0;
 
-	UDMEM_CHECK(fd >= 0, 1, "open %s: %s (is udmem-edu-test loaded?)", UT_EDU,
+	UT_CHECK(fd >= 0, 1, "open %s: %s (is udmem-edu-test loaded?)", UT_EDU,
 		    strerror(errno));
 	n = snprintf(cmd, sizeof(cmd), "copy 0x%llx 0x%llx %llu\n", (unsigned long long)src,
 		     (unsigned long long)dst, (unsigned long long)len);
@@ -73,7 +66,7 @@ static void ut_sync(const char *dev, int fd, enum ut_sync_way way, int for_devic
 		break;
 	}
 	}
-	UDMEM_CHECK(ut_get(dev, "sync_owner", 10) == (uint64_t)!!for_device, 1,
+	UT_CHECK(ut_get(dev, "sync_owner", 10) == (uint64_t)!!for_device, 1,
 		    "%s: sync_owner after %s is not %d", dev, attr, !!for_device);
 }
 
@@ -115,7 +108,7 @@ static void ut_dma_case(int osync, enum ut_sync_way way, uint64_t soff, uint64_t
 	ASSERT_PATTERN(dp + doff, UT_LEN, soff, seed);
 	for (i = 0; i < (long)map; i++)
 		if ((uint64_t)i < doff || (uint64_t)i >= doff + UT_LEN)
-			UDMEM_CHECK(dp[i] == 0, 1, "dst byte %ld outside the DMA range: 0x%02x", i,
+			UT_CHECK(dp[i] == 0, 1, "dst byte %ld outside the DMA range: 0x%02x", i,
 				    dp[i]);
 	b = malloc(map);
 	ASSERT_TRUE(b != NULL);
@@ -194,8 +187,10 @@ TEST(edu_peer_rejects_bad_commands)
 		ASSERT_GE(fd, 0);
 		errno = 0;
 		n = write(fd, bad[i], strlen(bad[i]));
-		UDMEM_CHECK(n == -1 && errno == EINVAL, 0, "\"%.30s\": want EINVAL, got %zd (%s)",
+		UT_CHECK(n == -1 && errno == EINVAL, 0, "\"%.30s\": want EINVAL, got %zd (%s)",
 			    bad[i], n, strerror(errno));
 		close(fd);
 	}
 }
+
+TEST_HARNESS_MAIN

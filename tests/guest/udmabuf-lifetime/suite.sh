@@ -9,7 +9,7 @@ elif ! udmem_insmod u-dma-buf-mgr; then
 	udmem_rmmod u-dma-buf
 else
 	tap_ok setup
-	udmem_run udmabuf-lifetime-test
+	udmem_run udmabuf-lifetime
 	udmem_rmmod u-dma-buf-mgr
 
 	# rmmod is refused while a file is open, and works once it is closed.

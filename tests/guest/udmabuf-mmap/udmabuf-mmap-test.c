@@ -618,3 +618,5 @@ TEST(copy_bandwidth_mapping_vs_anon_diag)
 	munmap(map, size);
 	close(fd);
 }
+
+TEST_HARNESS_MAIN

@@ -314,7 +314,7 @@ TEST(mmap_past_end_einval)
 		void *p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, far);
 		int e = errno;
 
-		UDMEM_CHECK(p == MAP_FAILED && (e == EINVAL || e == EOVERFLOW), 0,
+		UT_CHECK(p == MAP_FAILED && (e == EINVAL || e == EOVERFLOW), 0,
 			    "mmap at offset 0x%llx: want EINVAL, got %s",
 			    (unsigned long long)far, p == MAP_FAILED ? strerror(e) : "a mapping");
 	}
@@ -341,7 +341,7 @@ TEST(mmap_read_only_shared_on_read_only_fd_works)
 	char b[16];
 
 	/* do_mmap() drops VM_SHARED for a file not open for writing */
-	UDMEM_CHECK(p != MAP_FAILED, 1, "read-only shared mmap of an O_RDONLY fd: %s",
+	UT_CHECK(p != MAP_FAILED, 1, "read-only shared mmap of an O_RDONLY fd: %s",
 		    strerror(errno));
 	ASSERT_EQ(ut_pread_all(fd, b, sizeof(b), 0), 0);
 	EXPECT_EQ(memcmp(p, b, sizeof(b)), 0);
@@ -379,9 +379,9 @@ TEST(mremap_grow_refused_or_sigbus)
 		/* VM_DONTEXPAND: EFAULT from the mm core */
 		EXPECT_TRUE(errno == EFAULT || errno == EINVAL);
 	} else {
-		int sig = udmem_test_signal_of(ut_touch, q + alloc + pg);
+		int sig = ut_signal_of(ut_touch, q + alloc + pg);
 
-		UDMEM_CHECK(sig == SIGBUS, 0,
+		UT_CHECK(sig == SIGBUS, 0,
 			    "touching a grown mapping past the buffer: want SIGBUS, got %d", sig);
 	}
 	close(fd);
@@ -413,7 +413,7 @@ TEST(fork_child_keeps_mapping)
 	close(fd);
 	ASSERT_EQ(write(pfd[1], "g", 1), 1);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	UDMEM_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, 0,
+	UT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, 0,
 		    "child reading the inherited mapping: status 0x%x", status);
 }
 
@@ -436,9 +436,9 @@ TEST(partial_munmap_keeps_the_rest)
 	ASSERT_OK(munmap(p + pg, pg));
 	ASSERT_PATTERN(p, pg, 0, 601);
 	ASSERT_PATTERN(p + 2 * pg, pg, 2 * pg, 601);
-	EXPECT_EQ(udmem_test_signal_of(ut_touch_page, p + pg), SIGSEGV);
+	EXPECT_EQ(ut_signal_of(ut_touch_page, p + pg), SIGSEGV);
 	ASSERT_OK(mprotect(p, pg, PROT_READ));
-	EXPECT_EQ(udmem_test_signal_of(ut_touch_page, p), SIGSEGV);
+	EXPECT_EQ(ut_signal_of(ut_touch_page, p), SIGSEGV);
 	ASSERT_OK(munmap(p, pg));
 	ASSERT_OK(munmap(p + 2 * pg, pg));
 }
@@ -498,10 +498,10 @@ TEST(gup_on_mapping_page_mode_works)
 	if (mode == 4 && n != 2 * pg && !ut_kernel_has_cma())
 		SKIP("kernel without CONFIG_CMA: page mode falls back to a pfn mapping");
 	if (mode == 4) {
-		UDMEM_CHECK(n == 2 * pg, 1, "page mode: process_vm_readv gave %zd (%s)", n,
+		UT_CHECK(n == 2 * pg, 1, "page mode: process_vm_readv gave %zd (%s)", n,
 			    strerror(errno));
 	} else {
-		UDMEM_CHECK(n == 2 * pg || (n == -1 && errno == EFAULT), 1,
+		UT_CHECK(n == 2 * pg || (n == -1 && errno == EFAULT), 1,
 			    "mode %llu: process_vm_readv gave %zd (%s)",
 			    (unsigned long long)mode, n, strerror(errno));
 	}
@@ -509,3 +509,5 @@ TEST(gup_on_mapping_page_mode_works)
 		ASSERT_PATTERN(out, 2 * pg, 0, 801);
 	close(fd);
 }
+
+TEST_HARNESS_MAIN

@@ -181,7 +181,7 @@ TEST(export_read_only_maps_read_only)
 
 	ASSERT_GE(bfd, 0);
 	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, bfd, 0);
-	UDMEM_CHECK(p != MAP_FAILED, 1, "read-only mmap of a read-only export: %s",
+	UT_CHECK(p != MAP_FAILED, 1, "read-only mmap of a read-only export: %s",
 		    strerror(errno));
 	close(bfd);
 	close(fd);
@@ -193,7 +193,7 @@ TEST(export_writable_from_read_only_fd_eacces)
 	int fd = ut_open(ut_dev(), O_RDONLY);
 	int r = ut_export(fd, 0, pg, O_RDWR, NULL);
 
-	UDMEM_CHECK(r == -EACCES, 0, "O_RDWR export of an O_RDONLY fd: want EACCES, got %d", r);
+	UT_CHECK(r == -EACCES, 0, "O_RDWR export of an O_RDONLY fd: want EACCES, got %d", r);
 	if (r >= 0)
 		close(r);
 	r = ut_export(fd, 0, pg, O_RDONLY, NULL);
@@ -218,7 +218,7 @@ TEST(export_map_private_einval)
 
 #define EXPECT_EXPORT_EINVAL(fd, off, len, flags) do {			\
 		int __r = ut_export(fd, off, len, flags, NULL);		\
-		UDMEM_CHECK(__r == -EINVAL, 0,				\
+		UT_CHECK(__r == -EINVAL, 0,				\
 			    "EXPORT offset 0x%llx size 0x%llx flags 0x%llx: " \
 			    "want EINVAL, got %d", (unsigned long long)(off), \
 			    (unsigned long long)(len),			\
@@ -334,7 +334,7 @@ TEST(export_with_no_free_fd_emfile)
 	ASSERT_OK(setrlimit(RLIMIT_NOFILE, &(struct rlimit){ fd + 1, rl.rlim_max }));
 	for (i = 0; i < 64; i++) {
 		r = ut_export(fd, 0, pg, O_RDWR, NULL);
-		UDMEM_CHECK(r == -EMFILE, 1, "EXPORT with no free fd: want EMFILE, got %d", r);
+		UT_CHECK(r == -EMFILE, 1, "EXPORT with no free fd: want EMFILE, got %d", r);
 	}
 	ASSERT_OK(setrlimit(RLIMIT_NOFILE, &rl));
 	bfd = ut_export(fd, 0, pg, O_RDWR, NULL);
@@ -342,3 +342,5 @@ TEST(export_with_no_free_fd_emfile)
 	close(bfd);
 	close(fd);
 }
+
+TEST_HARNESS_MAIN

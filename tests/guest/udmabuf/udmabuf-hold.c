@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "udmabuf-abi.h"
+#include "ut.h"
 
 static volatile sig_atomic_t ut_go;
 

@@ -85,7 +85,7 @@ TEST(get_drv_info_version_2_and_string)
 	/* of_dma_configure / of_reserved_mem: exactly on device-tree kernels */
 	EXPECT_EQ(UT_FIELD(info.flags, 12, 1), access("/proc/device-tree", F_OK) == 0);
 	EXPECT_EQ(UT_FIELD(info.flags, 13, 1), access("/proc/device-tree", F_OK) == 0);
-	UDMEM_CHECK(memchr(info.version, '\0', sizeof(info.version)) != NULL, 1,
+	UT_CHECK(memchr(info.version, '\0', sizeof(info.version)) != NULL, 1,
 		    "drv_info.version is not NUL-terminated");
 	ASSERT_EQ(ut_attr_read(ut_dev(), "driver_version", ver, sizeof(ver)), 0);
 	ver[strcspn(ver, "\n")] = '\0';
@@ -305,7 +305,7 @@ TEST(wrong_size_or_direction_refused)
 
 		errno = 0;
 		r = ioctl(fd, bad[i], buf);
-		UDMEM_CHECK(r == -1 && (errno == ENOTTY || errno == EINVAL), 0,
+		UT_CHECK(r == -1 && (errno == ENOTTY || errno == EINVAL), 0,
 			    "ioctl 0x%lx: want ENOTTY or EINVAL, got ret %ld errno %s",
 			    bad[i], r, strerror(errno));
 	}
@@ -346,3 +346,5 @@ TEST(read_only_fd_may_query)
 	EXPECT_EQ(size, ut_size(ut_dev()));
 	close(fd);
 }
+
+TEST_HARNESS_MAIN

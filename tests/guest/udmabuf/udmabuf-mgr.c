@@ -17,7 +17,7 @@ static int ut_mgr_open(void)
 {
 	int fd = open(UT_MGR, O_WRONLY);
 
-	UDMEM_CHECK(fd >= 0, 1, "open %s: %s", UT_MGR, strerror(errno));
+	UT_CHECK(fd >= 0, 1, "open %s: %s", UT_MGR, strerror(errno));
 	return fd;
 }
 
@@ -61,20 +61,20 @@ static void ut_drop(const char *name)
 
 #define ASSERT_MGR_OK(s) do {						\
 		int __e = ut_mgr(s);					\
-		UDMEM_CHECK(__e == 0, 1, "mgr \"%s\": want success, got %s", \
+		UT_CHECK(__e == 0, 1, "mgr \"%s\": want success, got %s", \
 			    s, strerror(-__e));				\
 	} while (0)
 
 #define EXPECT_MGR_ERR(s, e1, e2) do {					\
 		int __e = ut_mgr(s);					\
-		UDMEM_CHECK(__e == -(e1) || __e == -(e2), 0,		\
+		UT_CHECK(__e == -(e1) || __e == -(e2), 0,		\
 			    "mgr \"%s\": want %s, got %s", s, strerror(e1), \
 			    __e ? strerror(-__e) : "success");		\
 	} while (0)
 
 #define EXPECT_EXISTS(name, want) do {					\
 		int __x = ut_exists(name);				\
-		UDMEM_CHECK(__x == (want), 0, "buffer %s: want %s, got %s", \
+		UT_CHECK(__x == (want), 0, "buffer %s: want %s, got %s", \
 			    name, (want) ? "present" : "absent",	\
 			    __x ? "present" : "absent");		\
 	} while (0)
@@ -110,7 +110,7 @@ TEST(auto_minors_differ)
 	ASSERT_MGR_OK("create ut-m1 4096\ncreate ut-m2 4096\n");
 	ASSERT_EQ(ut_attr_read("ut-m1", "dev", a, sizeof(a)), 0);
 	ASSERT_EQ(ut_attr_read("ut-m2", "dev", b, sizeof(b)), 0);
-	UDMEM_CHECK(strcmp(a, b) != 0, 0, "two buffers share dev %s", a);
+	UT_CHECK(strcmp(a, b) != 0, 0, "two buffers share dev %s", a);
 	ASSERT_MGR_OK("delete ut-m1;delete ut-m2;");
 	EXPECT_EXISTS("ut-m1", 0);
 	EXPECT_EXISTS("ut-m2", 0);
@@ -388,7 +388,7 @@ TEST(full_line_buffer_enospc)
 		if (e)
 			break;
 	}
-	UDMEM_CHECK(e == -ENOSPC, 0, "over-long command: want ENOSPC, got %s",
+	UT_CHECK(e == -ENOSPC, 0, "over-long command: want ENOSPC, got %s",
 		    e ? strerror(-e) : "success");
 	close(fd);
 	/* a fresh open starts clean */
@@ -418,7 +418,7 @@ TEST(size_4gib_or_more_exact_or_refused)
 			EXPECT_EQ(ut_size("ut-g1"), want[i]);
 			ut_drop("ut-g1");
 		} else {
-			UDMEM_CHECK(e == -ENOMEM || e == -EINVAL || e == -E2BIG ||
+			UT_CHECK(e == -ENOMEM || e == -EINVAL || e == -E2BIG ||
 				    e == -ERANGE || e == -EFBIG, 0,
 				    "\"%.40s\": want success or a size error, got %s", cmd[i],
 				    strerror(-e));
@@ -482,3 +482,5 @@ TEST(failed_export_leaves_buffer_deletable)
 	close(fd);
 	ASSERT_MGR_OK("delete ut-fx\n");
 }
+
+TEST_HARNESS_MAIN

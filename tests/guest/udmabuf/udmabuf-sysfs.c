@@ -40,7 +40,7 @@ static int ut_is_number_line(const char *s, int base)
 		char __b[128];						\
 		int __e = ut_attr_read(ut_dev(), attr, __b, sizeof(__b)); \
 		ASSERT_EQ(__e, 0);					\
-		UDMEM_CHECK(ut_is_number_line(__b, base), 1,		\
+		UT_CHECK(ut_is_number_line(__b, base), 1,		\
 			    "%s: want a base-%d number and a newline, got \"%s\"", \
 			    attr, base, __b);				\
 	} while (0)
@@ -66,9 +66,9 @@ TEST(driver_version_is_dotted_string)
 	unsigned int a, c, d;
 
 	ASSERT_EQ(ut_attr_read(ut_dev(), "driver_version", b, sizeof(b)), 0);
-	UDMEM_CHECK(sscanf(b, "%u.%u.%u", &a, &c, &d) == 3, 1,
+	UT_CHECK(sscanf(b, "%u.%u.%u", &a, &c, &d) == 3, 1,
 		    "driver_version: want N.N.N, got \"%s\"", b);
-	UDMEM_CHECK(b[strlen(b) - 1] == '\n', 1, "driver_version lacks a newline: \"%s\"", b);
+	UT_CHECK(b[strlen(b) - 1] == '\n', 1, "driver_version lacks a newline: \"%s\"", b);
 }
 
 TEST(ioctl_version_is_2)
@@ -87,9 +87,9 @@ TEST(phys_addr_is_padded_lowercase_hex)
 	ASSERT_EQ(ut_attr_read(ut_dev(), "phys_addr", b, sizeof(b)), 0);
 	len = strlen(b);
 	/* %pad: "0x" + 8 or 16 digits (dma_addr_t width) + "\n" */
-	UDMEM_CHECK(len == 2 + 8 + 1 || len == 2 + 16 + 1, 1,
+	UT_CHECK(len == 2 + 8 + 1 || len == 2 + 16 + 1, 1,
 		    "phys_addr: want 0x + 8 or 16 digits, got \"%s\"", b);
-	UDMEM_CHECK(ut_is_number_line(b, 16), 1, "phys_addr not lowercase hex: \"%s\"", b);
+	UT_CHECK(ut_is_number_line(b, 16), 1, "phys_addr not lowercase hex: \"%s\"", b);
 }
 
 TEST(size_and_phys_addr_match_ioctl)
@@ -143,7 +143,7 @@ TEST(sync_mode_accepts_0_to_7_in_every_base)
 	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		int err = ut_attr_write(ut_dev(), "sync_mode", in[i]);
 
-		UDMEM_CHECK(err == 0, 0, "sync_mode <- \"%s\": want success, got %s",
+		UT_CHECK(err == 0, 0, "sync_mode <- \"%s\": want success, got %s",
 			    in[i], strerror(-err));
 		EXPECT_EQ(ut_get(ut_dev(), "sync_mode", 10), want[i]);
 	}
@@ -161,7 +161,7 @@ TEST(sync_mode_rejects_bad_input_einval)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int err = ut_attr_write(ut_dev(), "sync_mode", bad[i]);
 
-		UDMEM_CHECK(err == -EINVAL || err == -ERANGE, 0,
+		UT_CHECK(err == -EINVAL || err == -ERANGE, 0,
 			    "sync_mode <- \"%s\": want EINVAL, got %s", bad[i],
 			    err ? strerror(-err) : "success");
 		EXPECT_EQ(ut_get(ut_dev(), "sync_mode", 10), 1);
@@ -170,7 +170,7 @@ TEST(sync_mode_rejects_bad_input_einval)
 	{
 		int err = ut_attr_write(ut_dev(), "sync_mode", "18446744073709551616");
 
-		UDMEM_CHECK(err == -ERANGE || err == -EINVAL, 0,
+		UT_CHECK(err == -ERANGE || err == -EINVAL, 0,
 			    "sync_mode <- 2^64: want ERANGE, got %s",
 			    err ? strerror(-err) : "success");
 	}
@@ -185,11 +185,11 @@ TEST(sync_direction_accepts_0_to_2_rejects_3)
 		EXPECT_EQ(ut_get(ut_dev(), "sync_direction", 10), d);
 	}
 	err = ut_attr_write(ut_dev(), "sync_direction", "3");
-	UDMEM_CHECK(err == -EINVAL, 0, "sync_direction <- 3: want EINVAL, got %s",
+	UT_CHECK(err == -EINVAL, 0, "sync_direction <- 3: want EINVAL, got %s",
 		    err ? strerror(-err) : "success");
 	EXPECT_EQ(ut_get(ut_dev(), "sync_direction", 10), 2);
 	err = ut_attr_write(ut_dev(), "sync_direction", "-1");
-	UDMEM_CHECK(err == -EINVAL || err == -ERANGE, 0,
+	UT_CHECK(err == -EINVAL || err == -ERANGE, 0,
 		    "sync_direction <- -1: want EINVAL, got %s", err ? strerror(-err) : "success");
 	ut_set(ut_dev(), "sync_direction", 0);
 }
@@ -232,10 +232,10 @@ TEST(sync_offset_and_size_reject_garbage_einval)
 		int e1 = ut_attr_write(ut_dev(), "sync_offset", bad[i]);
 		int e2 = ut_attr_write(ut_dev(), "sync_size", bad[i]);
 
-		UDMEM_CHECK(e1 == -EINVAL || e1 == -ERANGE, 0,
+		UT_CHECK(e1 == -EINVAL || e1 == -ERANGE, 0,
 			    "sync_offset <- \"%s\": want EINVAL, got %s", bad[i],
 			    e1 ? strerror(-e1) : "success");
-		UDMEM_CHECK(e2 == -EINVAL || e2 == -ERANGE, 0,
+		UT_CHECK(e2 == -EINVAL || e2 == -ERANGE, 0,
 			    "sync_size <- \"%s\": want EINVAL, got %s", bad[i],
 			    e2 ? strerror(-e2) : "success");
 	}
@@ -245,7 +245,7 @@ static void ut_expect_owner(uint64_t want, const char *after)
 {
 	uint64_t got = ut_get(ut_dev(), "sync_owner", 10);
 
-	UDMEM_CHECK(got == want, 0, "sync_owner after %s: want %llu, got %llu", after,
+	UT_CHECK(got == want, 0, "sync_owner after %s: want %llu, got %llu", after,
 		    (unsigned long long)want, (unsigned long long)got);
 }
 
@@ -326,16 +326,16 @@ TEST(sync_for_packed_past_end_einval)
 	snprintf(cmd, sizeof(cmd), "0x%08X%08X", (unsigned int)(size & ~0xFull),
 		 (unsigned int)(0x20 | 1));
 	err = ut_attr_write(ut_dev(), "sync_for_device", cmd);
-	UDMEM_CHECK(err == -EINVAL, 0, "sync_for_device <- %s (past end): want EINVAL, got %s",
+	UT_CHECK(err == -EINVAL, 0, "sync_for_device <- %s (past end): want EINVAL, got %s",
 		    cmd, err ? strerror(-err) : "success");
 	ut_expect_owner(0, "a refused sync_for_device");
 	/* offset at 4 GiB - 16 with size 32: must not wrap in 32 bits */
 	err = ut_attr_write(ut_dev(), "sync_for_device", "0xFFFFFFF000000021");
-	UDMEM_CHECK(err == -EINVAL, 0, "packed offset 0xFFFFFFF0: want EINVAL, got %s",
+	UT_CHECK(err == -EINVAL, 0, "packed offset 0xFFFFFFF0: want EINVAL, got %s",
 		    err ? strerror(-err) : "success");
 	/* size field 0xFFFFFFF0 */
 	err = ut_attr_write(ut_dev(), "sync_for_device", "0x00000010FFFFFFF1");
-	UDMEM_CHECK(err == -EINVAL, 0, "packed size 0xFFFFFFF0: want EINVAL, got %s",
+	UT_CHECK(err == -EINVAL, 0, "packed size 0xFFFFFFF0: want EINVAL, got %s",
 		    err ? strerror(-err) : "success");
 	ut_expect_owner(0, "refused packed syncs");
 }
@@ -352,7 +352,7 @@ static void ut_bad_stored_range(uint64_t off, uint64_t len)
 	ASSERT_EQ(ut_attr_write(ut_dev(), "sync_for_cpu", "1"), 0);
 	e1 = ut_attr_write_u64(ut_dev(), "sync_offset", off);
 	e2 = ut_attr_write_u64(ut_dev(), "sync_size", len);
-	UDMEM_CHECK((e1 == 0 || e1 == -EINVAL) && (e2 == 0 || e2 == -EINVAL), 0,
+	UT_CHECK((e1 == 0 || e1 == -EINVAL) && (e2 == 0 || e2 == -EINVAL), 0,
 		    "sync_offset %llu / sync_size %llu: want success or EINVAL, got %s / %s",
 		    (unsigned long long)off, (unsigned long long)len, strerror(-e1),
 		    strerror(-e2));
@@ -360,7 +360,7 @@ static void ut_bad_stored_range(uint64_t off, uint64_t len)
 		return;
 	e3 = ut_attr_write(ut_dev(), "sync_for_device", "1");
 	e4 = ut_attr_write(ut_dev(), "sync_for_cpu", "1");
-	UDMEM_CHECK(e3 == -EINVAL && e4 == -EINVAL, 0,
+	UT_CHECK(e3 == -EINVAL && e4 == -EINVAL, 0,
 		    "sync with offset 0x%llx size 0x%llx: want EINVAL twice, got %s / %s",
 		    (unsigned long long)off, (unsigned long long)len,
 		    e3 ? strerror(-e3) : "success", e4 ? strerror(-e4) : "success");
@@ -398,8 +398,10 @@ TEST(sync_for_rejects_garbage_einval)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int e = ut_attr_write(ut_dev(), "sync_for_cpu", bad[i]);
 
-		UDMEM_CHECK(e == -EINVAL || e == -ERANGE, 0,
+		UT_CHECK(e == -EINVAL || e == -ERANGE, 0,
 			    "sync_for_cpu <- \"%s\": want EINVAL, got %s", bad[i],
 			    e ? strerror(-e) : "success");
 	}
 }
+
+TEST_HARNESS_MAIN

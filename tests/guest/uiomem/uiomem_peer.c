@@ -81,7 +81,7 @@ static int mbox_call(struct region *r, uint32_t cmd, uint32_t seed,
 			return (int)m->status;
 		usleep(1000);
 	}
-	udmem_test_msg("host peer did not answer request %u (%s)", seq, name);
+	ut_msg("host peer did not answer request %u (%s)", seq, name);
 	return -1;
 }
 
@@ -197,3 +197,5 @@ TEST(zz_bye_to_peer)
 	region_open(&r);
 	EXPECT_EQ(mbox_call(&r, CMD_BYE, 0, 0x1000, 0, "bye"), 0);
 }
+
+TEST_HARNESS_MAIN

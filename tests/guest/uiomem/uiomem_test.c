@@ -245,7 +245,7 @@ TEST(mmap_shared_of_readonly_file_reads_and_refuses_writes)
 	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, SCRATCH);
 	ASSERT_TRUE(p != MAP_FAILED);
 	(void)p[0];
-	EXPECT_EQ(udmem_test_signal_of(write_byte, (void *)p), SIGSEGV);
+	EXPECT_EQ(ut_signal_of(write_byte, (void *)p), SIGSEGV);
 	EXPECT_TRUE(mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH) == MAP_FAILED);
 	EXPECT_EQ(errno, EACCES);
 }
@@ -551,3 +551,5 @@ TEST(concurrent_calls_all_succeed)
 	ASSERT_OK(um_query(fd, &b));
 	EXPECT_GT(b.sync_calls, a.sync_calls);
 }
+
+TEST_HARNESS_MAIN

@@ -81,59 +81,83 @@ static int export_range(int fd, uint64_t off, uint64_t size, int flags)
 	return args.fd;
 }
 
-TEST(mgr_delete_while_open_ebusy)
-{
-	int fd;
+/*
+ * A manager-made buffer held by each kind of user: "delete" is refused
+ * with EBUSY while the hold lasts and works once it is dropped.
+ */
+enum holder { HOLD_FILE, HOLD_MAPPING, HOLD_EXPORT, HOLD_EXPORT_MAPPING };
 
-	ASSERT_OK(mgr("create udmem-lt-open 0x10000\n"));
-	fd = open("/dev/udmem-lt-open", O_RDWR);
-	ASSERT_OK(fd);
-	EXPECT_ERRNO(mgr("delete udmem-lt-open\n"), EBUSY);
-	EXPECT_TRUE(exists("/dev/udmem-lt-open"));
-	close(fd);
-	EXPECT_OK(mgr("delete udmem-lt-open\n"));
-	EXPECT_FALSE(exists("/dev/udmem-lt-open"));
+FIXTURE(mgr_buffer) {
+	int fd;
+};
+
+FIXTURE_VARIANT(mgr_buffer) {
+	enum holder holder;
+};
+
+FIXTURE_VARIANT_ADD(mgr_buffer, open_file) { .holder = HOLD_FILE };
+FIXTURE_VARIANT_ADD(mgr_buffer, mapping) { .holder = HOLD_MAPPING };
+FIXTURE_VARIANT_ADD(mgr_buffer, export) { .holder = HOLD_EXPORT };
+FIXTURE_VARIANT_ADD(mgr_buffer, export_mapping) { .holder = HOLD_EXPORT_MAPPING };
+
+#define MGR_NODE	"/dev/udmem-lt"
+
+FIXTURE_SETUP(mgr_buffer)
+{
+	ASSERT_OK(mgr("create udmem-lt 0x10000\n"));
+	self->fd = open(MGR_NODE, O_RDWR);
+	ASSERT_OK(self->fd);
 }
 
-TEST(mgr_delete_while_mapped_ebusy)
+FIXTURE_TEARDOWN(mgr_buffer)
 {
-	uint32_t *p;
-	int fd;
-
-	ASSERT_OK(mgr("create udmem-lt-map 0x10000\n"));
-	fd = open("/dev/udmem-lt-map", O_RDWR);
-	ASSERT_OK(fd);
-	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	close(fd);
-	EXPECT_ERRNO(mgr("delete udmem-lt-map\n"), EBUSY);
-	p[100] = 0x600DF00D;
-	EXPECT_EQ(p[100], 0x600DF00D);
-	munmap(p, SZ);
-	EXPECT_OK(mgr("delete udmem-lt-map\n"));
+	if (self->fd >= 0)
+		close(self->fd);
+	mgr("delete udmem-lt\n");	/* ENOENT once the test deleted it */
 }
 
-TEST(mgr_delete_while_exported_ebusy)
+TEST_F(mgr_buffer, delete_while_held_ebusy)
 {
-	uint32_t *p;
-	int fd, dfd;
+	bool export = variant->holder == HOLD_EXPORT ||
+		      variant->holder == HOLD_EXPORT_MAPPING;
+	bool mapping = variant->holder == HOLD_MAPPING ||
+		       variant->holder == HOLD_EXPORT_MAPPING;
+	uint32_t *p = NULL;
+	int dfd = -1;
 
-	ASSERT_OK(mgr("create udmem-lt-exp 0x10000\n"));
-	fd = open("/dev/udmem-lt-exp", O_RDWR);
-	ASSERT_OK(fd);
-	dfd = export_range(fd, 0, SZ, O_RDWR | O_CLOEXEC);
-	ASSERT_OK(dfd);
-	close(fd);
-	EXPECT_ERRNO(mgr("delete udmem-lt-exp\n"), EBUSY);
-	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	close(dfd);
-	/* The mapping holds the dma-buf, which holds the buffer. */
-	EXPECT_ERRNO(mgr("delete udmem-lt-exp\n"), EBUSY);
-	p[7] = 7;
-	EXPECT_EQ(p[7], 7);
-	munmap(p, SZ);
-	EXPECT_OK(mgr("delete udmem-lt-exp\n"));
+	if (export) {
+		dfd = export_range(self->fd, 0, SZ, O_RDWR | O_CLOEXEC);
+		ASSERT_OK(dfd);
+	}
+	if (mapping) {
+		p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 export ? dfd : self->fd, 0);
+		ASSERT_TRUE(p != MAP_FAILED);
+	}
+	/* Keep only the hold under test: the file, else the export, else the mapping. */
+	if (variant->holder != HOLD_FILE) {
+		close(self->fd);
+		self->fd = -1;
+	}
+	if (mapping && dfd >= 0) {
+		close(dfd);	/* the mapping holds the dma-buf, which holds the buffer */
+		dfd = -1;
+	}
+	EXPECT_ERRNO(mgr("delete udmem-lt\n"), EBUSY);
+	EXPECT_TRUE(exists(MGR_NODE));
+	if (p) {
+		p[100] = 0x600DF00D;
+		EXPECT_EQ(p[100], 0x600DF00D);
+		munmap(p, SZ);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	if (self->fd >= 0) {
+		close(self->fd);
+		self->fd = -1;
+	}
+	EXPECT_OK(mgr("delete udmem-lt\n"));
+	EXPECT_FALSE(exists(MGR_NODE));
 }
 
 TEST(mgr_delete_unknown_and_twice_enoent)
@@ -171,18 +195,32 @@ TEST(module_pinned_by_open_mapping_export)
 	EXPECT_EQ(module_refcnt(), base);
 }
 
-static void rebind(void)
+/*
+ * The platform buffer u-dma-buf.3 (udmabuf3), unbound by the tests; the
+ * teardown binds it again, also when a test stopped half-way.
+ */
+FIXTURE(platform_buffer) {
+	int unused;
+};
+
+FIXTURE_SETUP(platform_buffer)
+{
+	if (!exists(DEVNODE))
+		write_str(BIND, PDEV);
+	ASSERT_TRUE(exists(DEVNODE));
+}
+
+FIXTURE_TEARDOWN(platform_buffer)
 {
 	if (!exists(DEVNODE))
 		write_str(BIND, PDEV);
 }
 
-TEST(unbind_while_mapped_keeps_mapping)
+TEST_F(platform_buffer, unbind_while_mapped_keeps_mapping)
 {
 	uint32_t *p, val;
 	int fd, i, bad = 0;
 
-	ASSERT_TRUE(exists(DEVNODE));
 	fd = open(DEVNODE, O_RDWR);
 	ASSERT_OK(fd);
 	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -213,10 +251,9 @@ TEST(unbind_while_mapped_keeps_mapping)
 	EXPECT_EQ(pread(fd, &val, 4, 4), 4);
 	EXPECT_EQ(val, 0);
 	close(fd);
-	rebind();
 }
 
-TEST(unbind_while_exported_keeps_dmabuf)
+TEST_F(platform_buffer, unbind_while_exported_keeps_dmabuf)
 {
 	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
 	uint32_t *p;
@@ -240,10 +277,9 @@ TEST(unbind_while_exported_keeps_dmabuf)
 	close(dfd);
 	EXPECT_OK(write_str(BIND, PDEV));
 	EXPECT_TRUE(exists(DEVNODE));
-	rebind();
 }
 
-TEST(unbind_with_sysfs_attr_open_enodev_or_eof)
+TEST_F(platform_buffer, unbind_with_sysfs_attr_open_enodev_or_eof)
 {
 	char line[64];
 	int afd;
@@ -256,10 +292,9 @@ TEST(unbind_with_sysfs_attr_open_enodev_or_eof)
 	EXPECT_TRUE(n <= 0);
 	close(afd);
 	EXPECT_OK(write_str(BIND, PDEV));
-	rebind();
 }
 
-TEST(unbind_bind_cycles_no_leak)
+TEST_F(platform_buffer, unbind_bind_cycles_no_leak)
 {
 	int i;
 
@@ -269,3 +304,5 @@ TEST(unbind_bind_cycles_no_leak)
 	}
 	EXPECT_TRUE(exists(DEVNODE));
 }
+
+TEST_HARNESS_MAIN

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * udmabuf-abi.h - the u-dma-buf user ABI as the reference documents it,
- * for the conformance programs (and the tools that need no test harness),
- * plus the data pattern the programs write and check.
+ * for the conformance programs and the tools that need no test harness.
  *
  * The values are written down from the u-dma-buf interface reference
  * (ioctl numbers, structure layouts, flag bit positions), not taken from
@@ -78,35 +77,6 @@ _Static_assert(sizeof(struct ut_export_args) == 40, "export_args is 40 bytes");
 static inline uint64_t ut_packed_sync(uint32_t offset, uint32_t size, unsigned int dir)
 {
 	return (uint64_t)offset << 32 | (size & 0xFFFFFFF0u) | (dir & 3) << 2 | 1;
-}
-
-/* A position-dependent pattern, different for every seed. */
-static inline uint8_t ut_pattern_byte(uint64_t pos, unsigned int seed)
-{
-	uint64_t x = (pos + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)seed * 0xBF58476D1CE4E5B9ull;
-
-	return (uint8_t)(x >> 56 ^ x >> 13);
-}
-
-static inline void ut_fill(void *p, size_t len, uint64_t pos, unsigned int seed)
-{
-	uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = ut_pattern_byte(pos + i, seed);
-}
-
-/* Index of the first byte that differs from the pattern, or -1. */
-static inline long ut_check(const void *p, size_t len, uint64_t pos, unsigned int seed)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i] != ut_pattern_byte(pos + i, seed))
-			return (long)i;
-	return -1;
 }
 
 #endif /* UDMABUF_ABI_H */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * u-dma-buf: where buffers are bound, and the module-parameter buffers.
+ *
+ * The buses a parent device may be named on ("<bus>/<device>"), the lookup
+ * of a bind= name, the two ways of making a buffer for a creator (a
+ * platform device u-dma-buf.<id> whose probe creates it, or a child of an
+ * existing device), and the udmabufN= buffers made at load time.
+ */
+#include <linux/amba/bus.h>
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/platform_device.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "udmabuf.h"
+#include "u-dma-buf-funcs.h"
+
+static struct platform_device *udmabuf_static_pdev[UDMABUF_STATIC_MAX];
+static struct udmabuf *udmabuf_static_child[UDMABUF_STATIC_MAX];
+
+/*
+ * The buses a parent device may be named on as "<bus>/<device>" (the
+ * platform bus needs no prefix), NULL-terminated, as the original driver
+ * exports them.  Filled at load time with the buses this kernel has.
+ */
+const struct bus_type *u_dma_buf_available_bus_type_list[4];
+EXPORT_SYMBOL(u_dma_buf_available_bus_type_list);
+
+const struct bus_type *u_dma_buf_find_available_bus_type(const char *name, int len)
+{
+	int i;
+
+	for (i = 0; u_dma_buf_available_bus_type_list[i]; i++) {
+		const struct bus_type *bus = u_dma_buf_available_bus_type_list[i];
+
+		if (len >= 0 && strlen(bus->name) == len && !strncmp(bus->name, name, len))
+			return bus;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL(u_dma_buf_find_available_bus_type);
+
+void __init udmabuf_bus_types_init(void)
+{
+	const struct bus_type *pcie;
+	int n = 0;
+
+	if (IS_ENABLED(CONFIG_ARM_AMBA))
+		u_dma_buf_available_bus_type_list[n++] = &amba_bustype;
+	if (IS_ENABLED(CONFIG_PCI))
+		u_dma_buf_available_bus_type_list[n++] = &pci_bus_type;
+	pcie = udmabuf_pcie_port_bus();
+	if (pcie)
+		u_dma_buf_available_bus_type_list[n++] = pcie;
+}
+
+static struct device *udmabuf_find_bind(const char *spec)
+{
+	const char *slash = strchr(spec, '/');
+	const struct bus_type *bus;
+
+	if (!slash)
+		return bus_find_device_by_name(&platform_bus_type, NULL, spec);
+	bus = u_dma_buf_find_available_bus_type(spec, slash - spec);
+	return bus ? udmem_bus_find_device_by_name(bus, slash + 1) : NULL;
+}
+
+/* A platform device u-dma-buf.<id> whose probe creates the buffer. */
+struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int id)
+{
+	struct udmabuf_pdata pdata = { .params = *p };
+	struct platform_device_info info = {
+		.name = UDMABUF_DRIVER_NAME,
+		.id = id,
+		.data = &pdata,
+		.size_data = sizeof(pdata),
+		.dma_mask = DMA_BIT_MASK(32),
+	};
+	struct platform_device *pdev;
+
+	if (p->name)
+		strscpy(pdata.name, p->name, sizeof(pdata.name));
+	pdata.params.name = NULL;
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev))
+		return pdev;
+	if (!platform_get_drvdata(pdev)) {
+		const struct udmabuf_pdata *done = dev_get_platdata(&pdev->dev);
+		int err = done && done->probe_err ? done->probe_err : -ENODEV;
+
+		platform_device_unregister(pdev);
+		return ERR_PTR(err);
+	}
+	return pdev;
+}
+
+struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
+				     struct device *parent)
+{
+	if (!parent->dma_mask)
+		parent->dma_mask = &parent->coherent_dma_mask;
+	if (!*parent->dma_mask && udmabuf_set_dma_mask(parent, udmabuf_dma_mask_bit))
+		return ERR_PTR(-EIO);
+	return udmabuf_create(p, parent, parent);
+}
+
+int __init udmabuf_static_create(int i)
+{
+	const char *spec = udmabuf_static_bind[i] && *udmabuf_static_bind[i] ?
+			   udmabuf_static_bind[i] : udmabuf_bind;
+	struct udmabuf_params p = {
+		.minor = i,
+		.size = udmabuf_static_size[i],
+		.origin = UDMABUF_ORIGIN_STATIC,
+	};
+	struct platform_device *pdev;
+	struct udmabuf *buf;
+	struct device *parent;
+
+	if (spec && *spec) {
+		parent = udmabuf_find_bind(spec);
+		if (!parent) {
+			pr_err(UDMABUF_DRIVER_NAME ": bind device \"%s\" not found\n", spec);
+			return -EINVAL;
+		}
+		buf = udmabuf_child_create(&p, parent);
+		put_device(parent);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		udmabuf_static_child[i] = buf;
+		return 0;
+	}
+	pdev = udmabuf_pdev_create(&p, i);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	udmabuf_static_pdev[i] = pdev;
+	return 0;
+}
+
+void udmabuf_static_remove_all(void)
+{
+	int i;
+
+	for (i = 0; i < UDMABUF_STATIC_MAX; i++) {
+		if (udmabuf_static_pdev[i])
+			platform_device_unregister(udmabuf_static_pdev[i]);
+		if (udmabuf_static_child[i])
+			udmabuf_remove(udmabuf_static_child[i]);
+		udmabuf_static_pdev[i] = NULL;
+		udmabuf_static_child[i] = NULL;
+	}
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * u-dma-buf: the buffer registry.
+ *
+ * The character device region and the class, the minor map, the names,
+ * creating a buffer and publishing it, detaching and removing it, and the
+ * reference count that decides when its memory goes back.
+ */
+#include <linux/cdev.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/of_reserved_mem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "udmabuf.h"
+
+struct class *udmabuf_class;
+static dev_t udmabuf_devt;
+static struct cdev udmabuf_cdev;
+
+/* udmabuf_registry_lock guards the minor map, the list and the reservations. */
+DEFINE_MUTEX(udmabuf_registry_lock);
+static DEFINE_IDR(udmabuf_minors);
+LIST_HEAD(udmabuf_list);
+static DECLARE_BITMAP(udmabuf_reserved_minors, UDMABUF_MINORS);
+
+bool udmabuf_dma_coherent(const struct udmabuf *buf)
+{
+	return dev_is_dma_coherent(buf->dma_dev);
+}
+
+int udmabuf_dma_mask_bits(const struct udmabuf *buf)
+{
+	u64 mask;
+
+	if (!buf->dma_dev->dma_mask)
+		return 0;
+	mask = *buf->dma_dev->dma_mask;
+	return mask == U64_MAX ? 64 : fls64(mask + 1) - 1;
+}
+
+bool udmabuf_name_valid(const char *name)
+{
+	const char *c;
+
+	if (!*name || strlen(name) >= UDMABUF_NAME_MAX ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (c = name; *c; c++)
+		if (*c == '/' || *c <= ' ' || *c > '~')
+			return false;
+	return true;
+}
+
+struct udmabuf *udmabuf_find_name_locked(const char *name)
+{
+	struct udmabuf *buf;
+
+	list_for_each_entry(buf, &udmabuf_list, node)
+		if (!strcmp(buf->name, name))
+			return buf;
+	return NULL;
+}
+
+/* Take a minor for @buf: @want, or the lowest one neither used nor reserved. */
+static int udmabuf_minor_alloc_locked(struct udmabuf *buf, int want)
+{
+	int m;
+
+	if (want >= 0) {
+		if (want >= UDMABUF_MINORS)
+			return -EINVAL;
+		m = idr_alloc(&udmabuf_minors, buf, want, want + 1, GFP_KERNEL);
+		return m == -ENOSPC ? -EBUSY : m;
+	}
+	for (m = 0; m < UDMABUF_MINORS; m++) {
+		if (test_bit(m, udmabuf_reserved_minors) || idr_find(&udmabuf_minors, m))
+			continue;
+		return idr_alloc(&udmabuf_minors, buf, m, m + 1, GFP_KERNEL);
+	}
+	return -ENOSPC;
+}
+
+static void udmabuf_info(struct udmabuf *buf)
+{
+	struct device *dev = buf->sys_dev;
+
+	if (!udmabuf_info_enable)
+		return;
+	dev_info(dev, "driver version = %s\n", UDMABUF_DRIVER_VERSION);
+	dev_info(dev, "major number   = %d\n", MAJOR(udmabuf_devt));
+	dev_info(dev, "minor number   = %d\n", buf->minor);
+	dev_info(dev, "phys address   = %pad\n", &buf->dma_addr);
+	dev_info(dev, "buffer size    = %zu\n", buf->alloc_size);
+	if (udmabuf_info_enable & 2) {
+		dev_info(dev, "dma device     = %s\n", dev_name(buf->dma_dev));
+		dev_info(dev, "dma bus        = %s\n",
+			 buf->dma_dev->bus ? buf->dma_dev->bus->name : "");
+		dev_info(dev, "dma coherent   = %d\n", udmabuf_dma_coherent(buf));
+		dev_info(dev, "dma mask       = 0x%016llx\n",
+			 buf->dma_dev->dma_mask ? *buf->dma_dev->dma_mask : 0ULL);
+		dev_info(dev, "mmap mode      = %d (%s)\n", buf->quirk_mmap_mode,
+			 buf->pages ? "pages" : buf->pfn_ok ? "pfn, whole range at mmap" :
+			 "dma_mmap_coherent");
+		dev_info(dev, "cpu cache ops  = %s\n", buf->no_cpu_sync ? "none (no-map memory)" :
+			 "dma sync");
+	}
+}
+
+/**
+ * udmabuf_create() - allocate a buffer and publish it
+ * @p: what to create
+ * @dma_dev: the device doing DMA (platform device or bound parent)
+ * @parent: parent of the class device
+ *
+ * Return: the buffer, holding its creator's reference, or an ERR_PTR.
+ */
+struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
+			       struct device *dma_dev, struct device *parent)
+{
+	struct udmabuf *buf;
+	struct device *sys_dev;
+	int ret;
+
+	if (!p->size)
+		return ERR_PTR(-EINVAL);
+	if (p->size > (u64)SIZE_MAX - PAGE_SIZE + 1)
+		return ERR_PTR(-E2BIG);
+	if (p->sync_mode > UDMABUF_SYNC_MODE_MAX ||
+	    !udmem_sync_dir_valid(p->sync_direction))
+		return ERR_PTR(-EINVAL);
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&buf->ref);
+	mutex_init(&buf->lock);
+	INIT_LIST_HEAD(&buf->node);
+	buf->origin = p->origin;
+	buf->size = p->size;
+	buf->alloc_size = PAGE_ALIGN((size_t)p->size);
+	buf->quirk_mmap_mode = p->quirk_mmap_mode ? p->quirk_mmap_mode :
+			       udmabuf_default_quirk_mmap_mode;
+	buf->sync_mode = p->sync_mode_set ? p->sync_mode : UDMABUF_SYNC_NONCACHED;
+	buf->sync_offset = p->sync_offset;
+	buf->sync_size = p->sync_size ? p->sync_size : p->size;
+	buf->sync_direction = p->sync_direction;
+	buf->dma_dev = get_device(dma_dev);
+	buf->view.buf = buf;
+	buf->view.len = buf->alloc_size;
+
+	mutex_lock(&udmabuf_registry_lock);
+	ret = udmabuf_minor_alloc_locked(buf, p->minor);
+	if (ret < 0)
+		goto err_unlock;
+	buf->minor = ret;
+	if (p->name)
+		strscpy(buf->name, p->name, sizeof(buf->name));
+	else
+		snprintf(buf->name, sizeof(buf->name), "udmabuf%d", buf->minor);
+	ret = -EINVAL;
+	if (!udmabuf_name_valid(buf->name) || (p->name && strlen(p->name) >= UDMABUF_NAME_MAX))
+		goto err_free_minor;
+	ret = -EEXIST;
+	if (udmabuf_find_name_locked(buf->name))
+		goto err_free_minor;
+	/* Not findable by open() until the class device exists. */
+	idr_replace(&udmabuf_minors, NULL, buf->minor);
+	list_add_tail(&buf->node, &udmabuf_list);
+	mutex_unlock(&udmabuf_registry_lock);
+
+	ret = udmabuf_alloc(buf);
+	if (ret)
+		goto err_unlist;
+
+	sys_dev = device_create_with_groups(udmabuf_class, parent,
+					    MKDEV(MAJOR(udmabuf_devt), buf->minor),
+					    buf, udmabuf_groups, "%s", buf->name);
+	if (IS_ERR(sys_dev)) {
+		ret = PTR_ERR(sys_dev);
+		goto err_free_mem;
+	}
+	mutex_lock(&udmabuf_registry_lock);
+	buf->sys_dev = sys_dev;
+	idr_replace(&udmabuf_minors, buf, buf->minor);
+	mutex_unlock(&udmabuf_registry_lock);
+	udmabuf_info(buf);
+	return buf;
+
+err_free_mem:
+	udmabuf_free(buf);
+err_unlist:
+	mutex_lock(&udmabuf_registry_lock);
+	list_del(&buf->node);
+err_free_minor:
+	idr_remove(&udmabuf_minors, buf->minor);
+err_unlock:
+	mutex_unlock(&udmabuf_registry_lock);
+	put_device(buf->dma_dev);
+	kfree(buf);
+	return ERR_PTR(ret);
+}
+
+static void udmabuf_release(struct kref *ref)
+{
+	struct udmabuf *buf = container_of(ref, struct udmabuf, ref);
+
+	udmabuf_free(buf);
+	if (buf->rmem)
+		of_reserved_mem_device_release(buf->dma_dev);
+	put_device(buf->dma_dev);
+	kfree(buf);
+}
+
+void udmabuf_put(struct udmabuf *buf)
+{
+	kref_put(&buf->ref, udmabuf_release);
+}
+
+/* A referenced, attached buffer by minor, for open(); NULL if none. */
+struct udmabuf *udmabuf_get_by_minor(unsigned int minor)
+{
+	struct udmabuf *buf;
+
+	mutex_lock(&udmabuf_registry_lock);
+	buf = idr_find(&udmabuf_minors, minor);
+	if (buf)
+		kref_get(&buf->ref);
+	mutex_unlock(&udmabuf_registry_lock);
+	return buf;
+}
+
+/* Unpublish: no new opens, no node, no sysfs.  Caller's reference is dropped. */
+static void udmabuf_detach(struct udmabuf *buf)
+{
+	struct device *sys_dev;
+
+	mutex_lock(&udmabuf_registry_lock);
+	sys_dev = buf->sys_dev;
+	buf->sys_dev = NULL;
+	if (sys_dev)
+		idr_remove(&udmabuf_minors, buf->minor);
+	list_del_init(&buf->node);
+	mutex_unlock(&udmabuf_registry_lock);
+
+	mutex_lock(&buf->lock);
+	buf->detached = true;
+	mutex_unlock(&buf->lock);
+	if (sys_dev) {
+		if (udmabuf_info_enable)
+			dev_info(sys_dev, "removed.\n");
+		device_unregister(sys_dev);
+	}
+}
+
+/**
+ * udmabuf_remove() - detach a buffer and drop its creator's reference
+ * @buf: the buffer
+ *
+ * The memory stays until open files, mappings and exports are gone.
+ */
+void udmabuf_remove(struct udmabuf *buf)
+{
+	udmabuf_detach(buf);
+	udmabuf_put(buf);
+}
+
+/* A buffer is busy while anything but its creator holds it. */
+bool udmabuf_busy(struct udmabuf *buf)
+{
+	return kref_read(&buf->ref) > 1;
+}
+
+/* Module-parameter buffers own their minors before any probe runs. */
+void udmabuf_minor_reserve(int minor)
+{
+	set_bit(minor, udmabuf_reserved_minors);
+}
+
+/* No open() can find @buf from here on; the caller holds the registry lock. */
+void udmabuf_hide_locked(struct udmabuf *buf)
+{
+	idr_replace(&udmabuf_minors, NULL, buf->minor);
+}
+
+static char *udmabuf_devnode(udmem_devnode_dev_t *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0600;
+	return NULL;
+}
+
+int __init udmabuf_registry_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&udmabuf_devt, 0, UDMABUF_MINORS, UDMABUF_DRIVER_NAME);
+	if (ret)
+		return ret;
+	cdev_init(&udmabuf_cdev, &udmabuf_fops);
+	udmabuf_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&udmabuf_cdev, udmabuf_devt, UDMABUF_MINORS);
+	if (ret)
+		goto err_unregister_region;
+	udmabuf_class = udmem_class_create(UDMABUF_DRIVER_NAME);
+	if (IS_ERR(udmabuf_class)) {
+		ret = PTR_ERR(udmabuf_class);
+		goto err_del_cdev;
+	}
+	udmabuf_class->devnode = udmabuf_devnode;
+	return 0;
+
+err_del_cdev:
+	cdev_del(&udmabuf_cdev);
+err_unregister_region:
+	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
+	return ret;
+}
+
+void udmabuf_registry_exit(void)
+{
+	class_destroy(udmabuf_class);
+	cdev_del(&udmabuf_cdev);
+	unregister_chrdev_region(udmabuf_devt, UDMABUF_MINORS);
+	idr_destroy(&udmabuf_minors);
+}

@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""A private apt (its own lists and cache) for Debian's kernel packages."""
+
+import fcntl
+import glob
+import os
+import re
+import subprocess
+import threading
+import time
+
+from .config import CACHE
+from .util import log, run
+
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+MIRROR = "http://deb.debian.org/debian"
+SECURITY = "http://deb.debian.org/debian-security"
+
+
+APT_SOURCES = (
+    f"deb [signed-by={KEYRING}] {MIRROR} bookworm main\n"
+    f"deb [signed-by={KEYRING}] {MIRROR} bookworm-backports main\n"
+    f"deb [arch=amd64,arm64 signed-by={KEYRING}] {SECURITY} bookworm-security main\n"
+    f"deb [arch=riscv64 signed-by={KEYRING}] {MIRROR} trixie main\n"
+    f"deb [arch=riscv64 signed-by={KEYRING}] {SECURITY} trixie-security main\n")
+# Process-wide: the package lists were refreshed (or tried) by this run.
+APT_TRIED = threading.Event()
+
+
+def apt_env():
+    apt = os.path.join(CACHE, "apt")
+    conf = os.path.join(apt, "apt.conf")
+    stamp = os.path.join(apt, "updated")
+    for d in ("lists/partial", "cache/archives/partial", "empty"):
+        os.makedirs(os.path.join(apt, d), exist_ok=True)
+    env = dict(os.environ, APT_CONFIG=conf, LC_ALL="C")
+    with open(os.path.join(apt, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        sources = os.path.join(apt, "sources.list")
+        old = open(sources).read() if os.path.exists(sources) else ""
+        if old != APT_SOURCES:
+            with open(sources, "w") as f:
+                f.write(APT_SOURCES)
+            if os.path.exists(stamp):
+                os.unlink(stamp)
+        if not os.path.exists(conf):
+            with open(conf, "w") as f:
+                f.write(f'Dir::Etc::SourceList "{apt}/sources.list";\n'
+                        f'Dir::Etc::SourceParts "{apt}/empty";\n'
+                        f'Dir::Etc::PreferencesParts "{apt}/empty";\n'
+                        f'Dir::State::Lists "{apt}/lists";\n'
+                        f'Dir::Cache "{apt}/cache";\n'
+                        f'Dir::State::status "{apt}/empty/status";\n'
+                        'APT::Architectures { "amd64"; "arm64"; "armhf"; "riscv64"; };\n'
+                        'Acquire::Languages "none";\n'
+                        'Acquire::Retries "3";\n'
+                        'APT::Sandbox::User "root";\n')
+            open(os.path.join(apt, "empty", "status"), "w").close()
+        # Refresh the package lists at most once a day, and once per run
+        # while an index keeps failing.
+        fresh = os.path.exists(stamp) and time.time() - os.path.getmtime(stamp) < 86400
+        if not fresh and not APT_TRIED.is_set():
+            apt_update(apt, env, stamp)
+    return env
+
+
+def apt_update(apt, env, stamp):
+    """apt-get update.  An index that fails (a mirror caught mid-sync serves
+    files that do not match its signed Release) costs only the targets that
+    need it: apt keeps the other lists, and the failures are written to
+    apt/failed-indexes for index_failure() to name."""
+    log(f"udmem-qemu: apt-get update (private lists in {apt})")
+    APT_TRIED.set()
+    r = run(["apt-get", "-q", "update"], env=env, check=False, text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    failed = [line for line in r.stderr.splitlines()
+              if line.startswith("E: Failed to fetch")]
+    path = os.path.join(apt, "failed-indexes")
+    if r.returncode == 0:
+        open(stamp, "w").close()
+        if os.path.exists(path):
+            os.unlink(path)
+        return
+    log("udmem-qemu: apt-get update failed for some indexes:\n" + r.stderr.strip())
+    with open(path, "w") as f:
+        f.write("\n".join(failed) + "\n")
+
+
+def index_failure(conf):
+    """The failed apt-get update line for one of this target's indexes, if any."""
+    path = os.path.join(CACHE, "apt", "failed-indexes")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            for suite in conf.suites:
+                if f"/dists/{suite}/" in line and f"binary-{conf.deb_arch}/" in line:
+                    return line.strip()
+    return None
+
+
+def version_gt(a, b):
+    return subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
+
+
+def newest_version(env, pkg, suites):
+    """Newest version of pkg (with :arch) published in one of suites."""
+    out = run(["apt-cache", "madison", pkg], env=env, capture_output=True,
+              text=True).stdout
+    best = None
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) < 3:
+            continue
+        suite = parts[2].split()[1].split("/")[0] if len(parts[2].split()) > 1 else ""
+        if suite in suites and (best is None or version_gt(parts[1], best)):
+            best = parts[1]
+    if best is None:
+        raise RuntimeError(f"no version of {pkg} in {' '.join(suites)}")
+    return best
+
+
+def depends_of(env, pkg, version):
+    out = run(["apt-cache", "show", f"{pkg}={version}"], env=env,
+              capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("Depends:"):
+            return [d.strip() for d in line[8:].split(",")]
+    return []
+
+
+def resolve_kernel(env, flavour, deb_arch, suites):
+    """Return (abi, version, kbuild package name) of the newest
+    linux-image-FLAVOUR:DEB_ARCH in SUITES."""
+    meta = f"linux-image-{flavour}:{deb_arch}"
+    ver = newest_version(env, meta, suites)
+    for dep in depends_of(env, meta, ver):
+        m = re.match(r"linux-image-(\S+?)-" + re.escape(flavour) +
+                     r"(?:-unsigned)?\s*\(=\s*(\S+)\)", dep)
+        if m:
+            abi, kver = m.group(1), m.group(2)
+            break
+    else:
+        raise RuntimeError(f"cannot find the image behind {meta}={ver}")
+    # linux-kbuild-6.1 for 6.1; linux-kbuild-<abi> for 6.12.
+    hdr = f"linux-headers-{abi}-{flavour}:{deb_arch}"
+    kbuild = None
+    for dep in depends_of(env, f"linux-headers-{abi}-common", kver) + \
+            depends_of(env, hdr, kver):
+        m = re.match(r"(linux-kbuild-\S+)", dep)
+        if m:
+            kbuild = m.group(1)
+    if kbuild is None:
+        raise RuntimeError(f"no linux-kbuild dependency for {abi}")
+    return abi, kver, kbuild
+
+
+def download(env, specs):
+    """apt-get download pkg=version into the shared deb cache; return paths."""
+    debs = os.path.join(CACHE, "debs")
+    os.makedirs(debs, exist_ok=True)
+    paths, missing = [], []
+    for spec in specs:
+        name, _, ver = spec.partition("=")
+        base, _, arch = name.partition(":")
+        qver = ver.replace(":", "%3a")
+        pattern = os.path.join(debs, f"{base}_{qver}_{arch or '*'}.deb")
+        found = glob.glob(pattern)
+        if found:
+            paths.append(found[0])
+        else:
+            missing.append((spec, pattern))
+    if missing:
+        log("udmem-qemu: downloading " + " ".join(s for s, _ in missing))
+        run(["apt-get", "-q", "download"] + [s for s, _ in missing], env=env,
+            cwd=debs, stdout=subprocess.DEVNULL)
+        for spec, pattern in missing:
+            found = glob.glob(pattern)
+            if not found:
+                raise RuntimeError(f"download of {spec} left no {pattern}")
+            paths.append(found[0])
+    return paths

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Boot a guest, with its host-side peers, and collect its console."""
+
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from .config import QEMU_DIR
+from .image import make_dtb, make_initramfs
+from .parse import parse_console, parse_result
+from .qemu import IVSHMEM_SIZE, qemu_cmd
+from .util import log, show
+
+
+def start_peers(bdir, shm):
+    peers = []
+    for p in sorted(glob.glob(os.path.join(QEMU_DIR, "peers", "*.py"))):
+        name = os.path.basename(p)[:-3]
+        out = open(os.path.join(bdir, f"peer-{name}.log"), "w+")
+        proc = subprocess.Popen([sys.executable, p, "--shm", shm, "--size",
+                                 str(IVSHMEM_SIZE)], stdout=out,
+                                stderr=subprocess.STDOUT, text=True)
+        peers.append((name, proc, out))
+    return peers
+
+
+def stop_peers(peers, results):
+    for name, proc, out in peers:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            results.append(("not ok", f"peer-{name}/exit", "did not stop on SIGTERM"))
+        out.seek(0)
+        text = out.read()
+        out.close()
+        for line in text.splitlines():
+            r = parse_result(line)
+            if r:
+                show(line.strip())
+                results.append(r)
+        if proc.returncode not in (0, -signal.SIGTERM):
+            results.append(("not ok", f"peer-{name}/exit",
+                            f"exit status {proc.returncode}: " +
+                            " | ".join(text.splitlines()[-5:])))
+
+
+def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
+    initrd = make_initramfs(conf, state, bdir, suites)
+    dtb = make_dtb(conf, bdir) if conf.dt else None
+    shm = os.path.join(bdir, "ivshmem.bin")
+    with open(shm, "wb") as f:
+        f.truncate(IVSHMEM_SIZE)
+    peers = start_peers(bdir, shm)
+    cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append, icount)
+    with open(os.path.join(bdir, "qemu-cmd.txt"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    console = []
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    timed_out = False
+    os.set_blocking(proc.stdout.fileno(), False)
+    buf = b""
+    with open(logpath, "w", errors="replace") as logf:
+        while True:
+            if time.time() - t0 > timeout:
+                timed_out = True
+                proc.kill()
+                break
+            try:
+                chunk = proc.stdout.read()
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                buf += chunk
+                *lines, buf = buf.split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", "replace").rstrip("\r")
+                    console.append(line)
+                    logf.write(line + "\n")
+                    if parse_result(line):
+                        show(f"[{conf.name}] {line.strip()}")
+                    elif line.startswith("@@SUITE"):
+                        log(f"  [{conf.name}] {line[2:]} "
+                            f"({time.time() - t0:.0f} s)")
+                logf.flush()
+            elif proc.poll() is not None:
+                break
+            else:
+                time.sleep(0.05)
+        if buf:
+            console.append(buf.decode("utf-8", "replace"))
+            logf.write(console[-1] + "\n")
+    proc.wait()
+    stop_peers(peers, results)
+    ended = f"timed out after {timeout} s" if timed_out else \
+        f"qemu exit {proc.returncode}"
+    results += parse_console(console, ended)
+    return time.time() - t0

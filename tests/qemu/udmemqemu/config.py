@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Where things live, and the targets (tests/qemu/targets/*.conf).
+
+A target file is `key = value` lines; `#` starts a comment line.  `base = NAME`
+takes every key of targets/NAME.conf first, so a variant is a few lines.
+Every key, its type and its default is a field of `Target` below: that is the
+one place they are documented.  Unknown keys and bad values are errors that
+name the file and line.
+"""
+
+import dataclasses
+import glob
+import os
+import re
+import sys
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+QEMU_DIR = os.path.join(TOP, "tests", "qemu")
+TARGETS_DIR = os.path.join(QEMU_DIR, "targets")
+CACHE = os.environ.get("UDMEM_CACHE") or os.path.join(
+    os.path.expanduser("~"), ".cache", "udmem")
+BUILD = os.path.join(TOP, "build")
+
+
+class TargetError(ValueError):
+    """A target file that cannot be used as written."""
+
+
+def _key(doc, default=dataclasses.MISSING, choices=None):
+    """A target key: its documentation, default and (for strings) allowed values."""
+    meta = {"doc": doc}
+    if choices:
+        meta["choices"] = choices
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Target:
+    """One kernel on one machine: what to fetch, how to build, how to boot.
+
+    Types: str, int (decimal), bool (`yes` or `no`), words (a space-separated
+    list, held as a tuple).  Keys without a default are required.
+    """
+
+    name: str = _key("The file's name without .conf (not a key: set by the loader).")
+    # ---- the guest and its kernel
+    arch: str = _key("udmem's name for the architecture; the guest sees it as "
+                     "UDMEM_ARCH and the .dtsi files as UDMEM_ARCH_<arch>.",
+                     choices=("x86_64", "arm64", "armhf", "riscv64"))
+    kernel_arch: str = _key("The kernel's ARCH= for kbuild.",
+                            choices=("x86", "arm64", "arm", "riscv"))
+    cross_compile: str = _key("CROSS_COMPILE= prefix of the host cross tools "
+                              "(empty for the host's own architecture).", "")
+    deb_arch: str = _key("Debian architecture of the kernel packages and busybox.",
+                         choices=("amd64", "arm64", "armhf", "riscv64"))
+    suites: tuple[str, ...] = _key(
+        "Debian suites (words) searched for the newest linux-image-<flavour>; "
+        "each must be a line of the private apt's sources (udmemqemu/apt.py).")
+    flavour: str = _key("Debian kernel flavour: linux-image-<abi>-<flavour>.")
+    busybox_suite: str = _key("Debian suite whose busybox-static is the guest's user space.")
+    kbuild_suite: tuple[str, ...] = _key(
+        "Suites (words) to take linux-kbuild from instead of the kernel's own, when "
+        "the kernel's kbuild cannot run on the host (same series, e.g. trixie "
+        "riscv64 headers with bookworm-backports' kbuild).", ())
+    modpost: str = _key("`host`: the kbuild's amd64 modpost; `target`: the target "
+                        "architecture's modpost under qemu-user (Debian's amd64 modpost "
+                        "mis-sizes 32-bit device tables).", "host", ("host", "target"))
+    kmake: tuple[str, ...] = _key("Extra make arguments (words) for every module build.", ())
+    compat_cc: str = _key("Compiler for 32-bit programs on a 64-bit kernel (compat "
+                          "ioctls); empty for none.", "")
+    # ---- QEMU
+    qemu: str = _key("QEMU system emulator.")
+    machine: str = _key("-M value.")
+    cpu: str = _key("-cpu value.")
+    smp: int = _key("-smp value (virtual CPUs).", 2)
+    memory: int = _key("-m value in MiB.", 1024)
+    console: str = _key("Serial console device for console=.")
+    bios: str = _key("-bios value; empty for QEMU's default.", "")
+    cmdline: str = _key("Extra kernel command line.", "")
+    dt: bool = _key("The machine has a device tree: the harness dumps QEMU's and adds "
+                    "tests/qemu/dt/*.dtsi.", False)
+    ram_base: str = _key("Physical address of RAM (hex), passed to the .dtsi files as "
+                         "RAM_BASE; required when dt = yes.", "")
+    # ---- what runs
+    boot: bool = _key("`no`: build-only target (the modules and programs must build "
+                      "warning-free; nothing boots).", True)
+    mode: str = _key("`initramfs`: busybox guest with the udmem suites; `host9p`: the "
+                     "guest's root is the host's file system over 9p and only suites "
+                     "holding a `host9p` file run.", "initramfs", ("initramfs", "host9p"))
+    host_modules: tuple[str, ...] = _key(
+        "Distribution modules (words) loaded in this order before mounting the host "
+        "over 9p; required when mode = host9p.", ())
+    guest_kmods: tuple[str, ...] = _key(
+        "Distribution modules (words) copied into the guest for suites to load "
+        "(absent ones are skipped by the suites).", ("brd",))
+    timeout: int = _key("Seconds before a guest counts as hung.", 1200)
+    base: str = _key("Target whose keys this one starts from; the two share the "
+                     "downloaded kernel.", "")
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices")
+            value = getattr(self, f.name)
+            if choices and value not in choices:
+                raise TargetError(f"{f.name} = {value}: must be one of {', '.join(choices)}")
+        if self.dt and not re.fullmatch(r"0x[0-9a-fA-F]+", self.ram_base):
+            raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
+        if self.mode == "host9p" and not self.host_modules:
+            raise TargetError("mode = host9p needs host_modules")
+        for key in ("smp", "memory", "timeout"):
+            if getattr(self, key) <= 0:
+                raise TargetError(f"{key} must be positive")
+
+    @property
+    def kernel_key(self):
+        """Name of the downloaded kernel tree: a variant shares its base's."""
+        return self.base or self.name
+
+
+KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name != "name"}
+
+
+def _convert(field, value):
+    """A conf-file string as the field's type."""
+    if field.type is bool:
+        if value not in ("yes", "no"):
+            raise TargetError(f"{field.name} = {value}: must be yes or no")
+        return value == "yes"
+    if field.type is int:
+        try:
+            return int(value, 10)
+        except ValueError:
+            raise TargetError(f"{field.name} = {value}: not a decimal number") from None
+    if field.type == tuple[str, ...]:
+        return tuple(value.split())
+    return value
+
+
+def read_conf(path):
+    """The raw `key = value` pairs of one file, checked against the known keys."""
+    pairs = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, eq, value = line.partition("=")
+            key, value = key.strip(), value.strip()
+            where = f"{os.path.basename(path)}:{n}"
+            if not eq:
+                raise TargetError(f"{where}: not a `key = value` line: {line}")
+            if key not in KEYS:
+                raise TargetError(f"{where}: unknown key {key!r} "
+                                  f"(keys: {', '.join(sorted(KEYS))})")
+            if key in pairs:
+                raise TargetError(f"{where}: {key} given twice")
+            try:
+                pairs[key] = _convert(KEYS[key], value)
+            except TargetError as e:
+                raise TargetError(f"{where}: {e}") from None
+    return pairs
+
+
+def target_names(directory=TARGETS_DIR):
+    return sorted(os.path.basename(p)[:-5] for p in
+                  glob.glob(os.path.join(directory, "*.conf")))
+
+
+def _pairs(name, directory, seen):
+    path = os.path.join(directory, name + ".conf")
+    if not os.path.exists(path):
+        raise TargetError(f"unknown target '{name}' "
+                          f"(have: {', '.join(target_names(directory))})")
+    if name in seen:
+        raise TargetError(f"{name}.conf: `base` loops through {' -> '.join(seen + [name])}")
+    pairs = read_conf(path)
+    if "base" in pairs:
+        merged = _pairs(pairs["base"], directory, seen + [name])
+        merged.update(pairs)
+        pairs = merged
+    return pairs
+
+
+def parse_target(name, directory=TARGETS_DIR):
+    """The Target of DIRECTORY/NAME.conf, after its `base` chain; TargetError if unusable."""
+    pairs = _pairs(name, directory, [])
+    missing = [k for k, f in KEYS.items() if k not in pairs and
+               f.default is dataclasses.MISSING]
+    if missing:
+        raise TargetError(f"{name}.conf: missing {', '.join(missing)}")
+    try:
+        return Target(name=name, **pairs)
+    except TargetError as e:
+        raise TargetError(f"{name}.conf: {e}") from None
+
+
+def load_target(name):
+    """Target NAME, or exit with the reason it cannot be used."""
+    try:
+        return parse_target(name)
+    except TargetError as e:
+        sys.exit(f"udmem-qemu: {e}")
+
+
+def all_targets():
+    order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "x86_64-6.12",
+             "x86_64-python", "armhf-6.12"]
+    have = target_names()
+    return [t for t in order if t in have] + [t for t in have if t not in order]
+
+
+def describe_keys():
+    """Every key with its type, default and documentation (for the docs)."""
+    out = []
+    for k, f in KEYS.items():
+        kind = {"bool": "yes/no", "int": "int", "str": "text"}.get(
+            getattr(f.type, "__name__", str(f.type)), "words")
+        if f.default is dataclasses.MISSING:
+            dflt = "required"
+        elif isinstance(f.default, bool):
+            dflt = "default " + ("yes" if f.default else "no")
+        elif isinstance(f.default, tuple):
+            dflt = "default " + (" ".join(f.default) or "empty")
+        else:
+            dflt = f"default {f.default}" if f.default != "" else "default empty"
+        choices = f.metadata.get("choices")
+        if choices:
+            kind = "|".join(choices)
+        out.append(f"{k} ({kind}, {dflt}): {f.metadata['doc']}")
+    return out
+
+
+if __name__ == "__main__":
+    # python3 -m udmemqemu.config (from tests/qemu): the keys, for the docs.
+    print("\n".join(describe_keys()))

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Download and unpack a target's kernel, headers, kbuild and busybox."""
+
+import fcntl
+import glob
+import os
+import re
+import shutil
+
+from .apt import apt_env, download, newest_version, resolve_kernel
+from .config import CACHE
+from .util import log, run
+
+
+def fetch(conf):
+    """Download and unpack everything the target needs; return its state dict.
+
+    Serialized per kernel on a lock file, so a background prefetch and a run
+    of the same target never unpack into each other."""
+    kdir = os.path.join(CACHE, "kernels", conf.kernel_key)
+    os.makedirs(os.path.dirname(kdir), exist_ok=True)
+    with open(kdir + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch(conf, kdir)
+
+
+def _fetch(conf, kdir):
+    stamp = os.path.join(kdir, "state")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
+    env = apt_env()
+    abi, kver, kbuild = resolve_kernel(env, conf.flavour, conf.deb_arch, conf.suites)
+    arch, flav = conf.deb_arch, conf.flavour
+    specs = [f"linux-image-{abi}-{flav}:{arch}={kver}",
+             f"linux-headers-{abi}-{flav}:{arch}={kver}",
+             f"linux-headers-{abi}-common={kver}"]
+    kb_suites = conf.kbuild_suite
+    if kb_suites:
+        # The target's own kbuild cannot run here; take the same series from
+        # another suite (riscv64: trixie headers, bookworm-backports kbuild).
+        # The kbuild that the amd64 kernel of that suite builds with.
+        _, kbuild_kver, kbuild = resolve_kernel(env, "amd64", "amd64", kb_suites)
+        if not kbuild.startswith("linux-kbuild-" + re.match(r"\d+\.\d+", abi).group(0)):
+            raise RuntimeError(f"{' '.join(kb_suites)} has {kbuild}, not the {abi} series")
+        kbuild_ver = newest_version(env, kbuild + ":amd64", kb_suites)
+    else:
+        kbuild_ver = newest_version(env, kbuild + ":amd64",
+                                    list(conf.suites) + ["bookworm-backports",
+                                                              "bookworm-security",
+                                                              "bookworm"])
+    specs.append(f"{kbuild}:amd64={kbuild_ver}")
+    bb_ver = newest_version(env, f"busybox-static:{arch}", [conf.busybox_suite])
+    specs.append(f"busybox-static:{arch}={bb_ver}")
+    if conf.modpost == "target":
+        specs.append(f"{kbuild}:{arch}=" +
+                     newest_version(env, f"{kbuild}:{arch}", conf.suites))
+        specs.append(f"libc6:{arch}=" + newest_version(env, f"libc6:{arch}", ["bookworm"]))
+    debs = download(env, specs)
+
+    if os.path.exists(kdir):
+        shutil.rmtree(kdir)
+    root = os.path.join(kdir, "root")
+    os.makedirs(root)
+    log(f"udmem-qemu: unpacking {len(debs)} packages for {conf.name}")
+    target_kbuild = os.path.join(kdir, "target-kbuild")
+    for deb in debs:
+        name = os.path.basename(deb)
+        if conf.modpost == "target" and \
+                (name.startswith(kbuild + "_") and name.endswith(f"_{arch}.deb") or
+                 name.startswith("libc6_")):
+            run(["dpkg-deb", "-x", deb, target_kbuild])
+        else:
+            run(["dpkg-deb", "-x", deb, root])
+    hdr = os.path.join(root, "usr/src", f"linux-headers-{abi}-{flav}")
+    common = os.path.join(root, "usr/src", f"linux-headers-{abi}-common")
+    kb_dir = os.path.join(root, "usr/lib", kbuild)
+    # The arch headers include the common Makefile by absolute path.
+    mk = os.path.join(hdr, "Makefile")
+    with open(mk) as f:
+        text = f.read()
+    text = text.replace("/usr/src/", os.path.join(root, "usr/src") + "/")
+    with open(mk, "w") as f:
+        f.write(text)
+    if kb_suites or conf.modpost == "target":
+        scripts_src = kb_dir
+        if conf.modpost == "target":
+            # Debian's amd64 modpost computes 64-bit device-table offsets;
+            # run the target's own modpost under qemu-user instead.
+            own = os.path.join(root, "usr/lib", kbuild + "-target")
+            shutil.copytree(kb_dir, own, symlinks=True)
+            mp_dir = os.path.join(own, "scripts", "mod")
+            for p in glob.glob(os.path.join(mp_dir, "modpost*")):
+                os.remove(p)
+            real = glob.glob(os.path.join(target_kbuild, "usr/lib", kbuild,
+                                          "scripts/mod/modpost.real-lsb-32"))
+            if not real:
+                raise RuntimeError("no 32-bit modpost in the target kbuild")
+            qemu_user = "qemu-" + {"armhf": "arm"}.get(arch, arch)
+            with open(os.path.join(mp_dir, "modpost"), "w") as f:
+                f.write(f'#!/bin/sh\nexec {qemu_user} -L {target_kbuild} {real[0]} "$@"\n')
+            os.chmod(os.path.join(mp_dir, "modpost"), 0o755)
+            scripts_src = own
+        for d in (hdr, common):
+            for sub in ("scripts", "tools"):
+                link = os.path.join(d, sub)
+                if os.path.lexists(link):
+                    os.remove(link)
+                os.symlink(os.path.join(scripts_src, sub), link)
+    kernels = glob.glob(os.path.join(root, "boot", "vmlinu*-" + abi + "-" + flav))
+    if not kernels:
+        raise RuntimeError(f"no kernel image in {root}/boot")
+    state = {"abi": abi, "kver": kver, "kernel_release": f"{abi}-{flav}",
+             "kernel_src": hdr, "kernel_image": kernels[0],
+             "busybox": next(p for p in (os.path.join(root, "bin", "busybox"),
+                                          os.path.join(root, "usr", "bin", "busybox"))
+                             if os.path.exists(p)),
+             "modules": os.path.join(root, "lib", "modules", f"{abi}-{flav}")}
+    with open(stamp, "w") as f:
+        for k, v in state.items():
+            f.write(f"{k}={v}\n")
+    return state
+
+
+def kmake_args(conf, state):
+    args = [f"KERNEL_SRC={state['kernel_src']}", f"ARCH={conf.kernel_arch}"]
+    if conf.cross_compile:
+        args.append(f"CROSS_COMPILE={conf.cross_compile}")
+    args += list(conf.kmake)
+    return args
+
+
+def target_cc(conf):
+    return conf.cross_compile + "gcc"

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The guest's initramfs and device tree."""
+
+import glob
+import os
+import shutil
+import subprocess
+
+from .config import QEMU_DIR, TOP
+from .qemu import qemu_cmd
+from .util import run
+
+
+def copy_distro_module(state, name, dest):
+    """Copy the kernel package's NAME.ko (decompressed) into dest; False if absent."""
+    root = os.path.dirname(os.path.dirname(state["kernel_image"]))
+    rel = os.path.basename(state["modules"])
+    found = []
+    for base in ("lib/modules", "usr/lib/modules"):
+        found += glob.glob(os.path.join(root, base, rel, "kernel", "**", name + ".ko*"),
+                           recursive=True)
+    if not found:
+        return False
+    out = os.path.join(dest, name + ".ko")
+    src = found[0]
+    if src.endswith(".xz"):
+        run(f"xz -dc '{src}' > '{out}'")
+    elif src.endswith(".zst"):
+        run(f"zstd -qdc '{src}' > '{out}'")
+    else:
+        shutil.copy(src, out)
+    return True
+
+
+def make_initramfs(conf, state, bdir, suites):
+    stage = os.path.join(bdir, "initramfs")
+    if os.path.exists(stage):
+        shutil.rmtree(stage)
+    for d in ("bin", "udmem/bin", "udmem/modules", "udmem/suites"):
+        os.makedirs(os.path.join(stage, d))
+    shutil.copy(state["busybox"], os.path.join(stage, "bin", "busybox"))
+    shutil.copy(os.path.join(os.path.dirname(__file__), "init.sh"),
+                os.path.join(stage, "init"))
+    os.chmod(os.path.join(stage, "init"), 0o755)
+    with open(os.path.join(stage, "udmem", "env"), "w") as f:
+        f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
+                f"UDMEM_HAS_DT={1 if conf.dt else 0}\n")
+    with open(os.path.join(stage, "udmem", "suites.list"), "w") as f:
+        f.write("\n".join(suites) + "\n")
+    shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
+                os.path.join(stage, "udmem", "lib.sh"))
+    for s in suites:
+        shutil.copytree(os.path.join(TOP, "tests", "guest", s),
+                        os.path.join(stage, "udmem", "suites", s),
+                        ignore=shutil.ignore_patterns("*.c", "*.h", "*.o"))
+    for p in glob.glob(os.path.join(bdir, "bin", "*")):
+        shutil.copy(p, os.path.join(stage, "udmem", "bin"))
+    for p in glob.glob(os.path.join(bdir, "modules", "*.ko")):
+        shutil.copy(p, os.path.join(stage, "udmem", "modules"))
+    # Distribution modules some suites use (brd: a RAM block device for
+    # O_DIRECT tests); absent ones are simply missing and the suite SKIPs.
+    kmods = os.path.join(stage, "udmem", "kmods")
+    os.makedirs(kmods)
+    for m in conf.guest_kmods:
+        copy_distro_module(state, m, kmods)
+    if conf.mode == "host9p":
+        kmods = os.path.join(stage, "udmem", "host9p-modules")
+        os.makedirs(kmods)
+        order = []
+        for m in conf.host_modules:
+            if not copy_distro_module(state, m, kmods):
+                raise RuntimeError(f"no module {m} for {conf.name}")
+            order.append(m + ".ko")
+        with open(os.path.join(kmods, "order"), "w") as f:
+            f.write("\n".join(order) + "\n")
+        with open(os.path.join(stage, "udmem", "host-top"), "w") as f:
+            f.write(TOP + "\n")
+    out = os.path.join(bdir, "initramfs.cpio.gz")
+    run(f"cd {stage} && find . | cpio -o -H newc --quiet | gzip -1 > {out}")
+    return out
+
+
+def make_dtb(conf, bdir):
+    """QEMU's own device tree plus tests/qemu/dt/*.dtsi."""
+    base = os.path.join(bdir, "base.dtb")
+    cmd = qemu_cmd(conf, None, None, None, None) + \
+        ["-machine", f"{conf.machine},dumpdtb={base}"]
+    run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dts = run(["dtc", "-q", "-I", "dtb", "-O", "dts", base], capture_output=True,
+              text=True).stdout
+    parts = [dts]
+    for dtsi in sorted(glob.glob(os.path.join(QEMU_DIR, "dt", "*.dtsi"))):
+        pre = run(["cpp", "-nostdinc", "-undef", "-P", "-x", "assembler-with-cpp",
+                   f"-DRAM_BASE={conf.ram_base}", f"-DUDMEM_ARCH_{conf.arch}=1",
+                   dtsi], capture_output=True, text=True).stdout
+        parts.append(f"/* {os.path.basename(dtsi)} */\n" + pre)
+    full = os.path.join(bdir, "test.dts")
+    with open(full, "w") as f:
+        f.write("\n".join(parts))
+    dtb = os.path.join(bdir, "test.dtb")
+    run(["dtc", "-q", "-@", "-I", "dts", "-O", "dtb", "-o", dtb, full])
+    return dtb

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Results from a guest's console.
+
+A result is a line that starts with one of
+    ok - NAME                 not ok - NAME # REASON     ok - NAME # SKIP REASON
+    ok N NAME                 not ok N NAME # REASON     ok N NAME # SKIP REASON
+(the second row is KTAP; `ok N - NAME` is read too).  `KTAP version 1`, plans
+(`1..N`) and `#` diagnostic lines are not results; the guest's lib.sh checks
+plans.  An indented line is a KTAP subtest, summed up by its parent's line.
+"""
+
+import re
+
+from .util import show
+
+RESULT_RE = re.compile(r"^(not ok|ok)\s+(?:(\d+)(?:\s+-)?|-)"
+                       r"(?:\s+([^#\s][^#]*?))?\s*(?:#\s*(.*))?$")
+# Console lines that mean the guest kernel went wrong.
+KERNEL_BAD_RE = re.compile(
+    r"(Kernel panic|Oops|BUG:|Unable to handle kernel|Internal error:|"
+    r"general protection fault|kernel BUG at|WARNING: CPU:|Call trace:|"
+    r"Call Trace:|rcu_sched self-detected stall|soft lockup|hung_task)")
+
+
+def parse_result(line, suite=None):
+    """(verdict, name, reason) of a result line, else None.
+
+    A KTAP line without a name is named after its number in the suite."""
+    m = RESULT_RE.match(line.rstrip())
+    if not m:
+        return None
+    verdict, number, name, why = m.groups()
+    if not name:
+        name = f"{suite or 'guest'}/result-{number or 'unnumbered'}"
+    return verdict, name, why or ""
+
+
+def parse_console(console, ended):
+    """Results from a guest's console lines.
+
+    Every TAP result line counts.  A kernel problem on the console, or a
+    guest that never printed @@END (panic, hang, timeout: `ended` says
+    which), is one more failure whose reason carries the evidence; the
+    console tail is printed for a reader.
+    """
+    results, seen_end = [], False
+    suite, counted = None, 0
+
+    def suite_done():
+        # A suite must report something besides the harness's own checks.
+        if suite and not counted:
+            results.append(("not ok", f"{suite}/ran-no-test",
+                            "the suite printed no result line"))
+
+    for line in console:
+        r = parse_result(line, suite)
+        if r:
+            results.append(r)
+            if not r[1].endswith(("/kernel-log-clean", "/suite-exit-status")):
+                counted += 1
+        elif line.startswith("@@SUITE "):
+            suite_done()
+            suite, counted = line.split()[1], 0
+        elif line.startswith("@@END"):
+            seen_end = True
+    if seen_end:
+        suite_done()
+    bad = [line for line in console if KERNEL_BAD_RE.search(line) and
+           not parse_result(line) and not line.startswith("#")]
+    tail = "\n".join("#   " + line for line in console[-40:])
+    if bad:
+        results.append(("not ok", "kernel/console-clean", bad[0].strip()[:300]))
+    if not seen_end:
+        results.append(("not ok", "guest/finished",
+                         f"guest stopped before @@END ({ended})"))
+    if bad or not seen_end:
+        show("# console tail:\n" + tail)
+    return results
+
+
+def summary(results):
+    passed = sum(1 for v, _, why in results if v == "ok" and not why.startswith("SKIP"))
+    skipped = sum(1 for v, _, why in results if v == "ok" and why.startswith("SKIP"))
+    failed = sum(1 for v, _, _ in results if v == "not ok")
+    return passed, failed, skipped

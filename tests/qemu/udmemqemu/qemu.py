@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The QEMU command line of a target."""
+
+IVSHMEM_SIZE = 4 << 20
+
+
+def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
+    cmd = [conf.qemu, "-M", conf.machine, "-cpu", conf.cpu,
+           "-smp", str(conf.smp), "-m", str(conf.memory), "-nographic", "-no-reboot",
+           "-nic", "none", "-accel", "tcg"]
+    if icount:
+        # Guest time = instructions retired: timings repeat whatever the host load.
+        cmd += ["-icount", "shift=0,sleep=off"]
+    if conf.bios:
+        cmd += ["-bios", conf.bios]
+    if kernel:
+        cmd += ["-kernel", kernel, "-initrd", initrd,
+                "-append", f"console={conf.console} quiet loglevel=4 log_buf_len=4M panic=-1 "
+                f"{conf.cmdline} {append_extra}".strip()]
+    if dtb:
+        cmd += ["-dtb", dtb]
+    cmd += ["-device", "edu,dma_mask=0xffffffff"]
+    # A PCI Express root port, so that the port services' pci_express bus
+    # exists for u-dma-buf's bind=pci_express/<device>.
+    cmd += ["-device", "pcie-root-port,id=udmem_rp0,chassis=1,slot=1"]
+    if conf.mode == "host9p":
+        cmd += ["-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
+                "readonly=on,id=hostroot"]
+    if shm:
+        cmd += ["-object", f"memory-backend-file,id=shm0,size={IVSHMEM_SIZE},"
+                f"share=on,mem-path={shm}", "-device", "ivshmem-plain,memdev=shm0"]
+    return cmd

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Run targets, the host-side unit tests and the harness self-test."""
+
+import contextlib
+import fcntl
+import glob
+import os
+import shutil
+import subprocess
+import time
+
+from .apt import index_failure
+from .boot import boot
+from .build import build
+from .config import BUILD, TOP, load_target
+from .fetch import fetch
+from .parse import parse_result
+from .util import QUIET, log, show
+
+
+def list_suites(conf):
+    """Suites for a target: host9p targets run the suites marked host9p only."""
+    suites = []
+    want_host9p = conf.mode == "host9p"
+    for d in sorted(glob.glob(os.path.join(TOP, "tests", "guest", "*", "suite.sh"))):
+        d = os.path.dirname(d)
+        if os.path.exists(os.path.join(d, "host9p")) == want_host9p:
+            suites.append(os.path.basename(d))
+    # The demo is run by `make demo`, not by the test suite.
+    return [s for s in suites if s != "demo"]
+
+
+def run_target(name, suites=None, timeout=None, logpath=None, append="",
+               rebuild=True, icount=False):
+    """Fetch, build and boot one target.  Runs of the same target serialize
+    on build/<target>.lock: they share its build tree and ivshmem file."""
+    with target_lock(name):
+        return _run_target(name, suites, timeout, logpath, append, rebuild, icount)
+
+
+@contextlib.contextmanager
+def target_lock(name):
+    os.makedirs(BUILD, exist_ok=True)
+    with open(os.path.join(BUILD, name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
+    conf = load_target(name)
+    results = []
+    t0 = time.time()
+    try:
+        state = fetch(conf)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        bad_index = index_failure(conf)
+        if bad_index and isinstance(e, RuntimeError) and str(e).startswith("no version"):
+            # Not ours to fix: the archive could not give a verified index.
+            results.append(("ok", f"{name}/fetch",
+                            f"SKIP the Debian archive's package index for this target "
+                            f"failed apt's verification, so its kernel cannot be "
+                            f"fetched ({bad_index[:300]})"))
+        else:
+            results.append(("not ok", f"{name}/fetch", str(e)[:400]))
+        return results, time.time() - t0
+    bdir = os.path.join(BUILD, conf.name)
+    if rebuild or not os.path.exists(os.path.join(bdir, "bin")):
+        build(conf, state, results)
+    # A build-only target (boot = no): the modules and programs must build warning-free.
+    if conf.boot:
+        suites = suites or list_suites(conf)
+        timeout = timeout or conf.timeout
+        logpath = logpath or os.path.join(bdir, "console.log")
+        os.makedirs(os.path.dirname(os.path.abspath(logpath)), exist_ok=True)
+        boot(conf, state, bdir, suites, results, timeout, logpath, append, icount)
+    return [(v, f"{name}:{t}", why) for v, t, why in results], time.time() - t0
+
+
+# ---------------------------------------------------------------- host tests
+
+def run_host_steps():
+    """Host-side checks: every tests/unit/**/Makefile `check` target, TAP out."""
+    results = []
+    for mk in sorted(glob.glob(os.path.join(TOP, "tests", "unit", "**", "Makefile"),
+                               recursive=True)):
+        d = os.path.dirname(mk)
+        rel = os.path.relpath(d, TOP)
+        p = subprocess.run(["make", "-s", "-C", d, "check"], capture_output=True,
+                           text=True)
+        step = []
+        for line in (p.stdout + p.stderr).splitlines():
+            r = parse_result(line)
+            if r:
+                show(f"[host] {line.strip()}")
+                step.append((r[0], "host:" + r[1], r[2]))
+        # A step that fails must show it, and one that passes must have run something.
+        if p.returncode != 0 and not any(v == "not ok" for v, _, _ in step):
+            step.append(("not ok", f"host:{rel}", "make check failed: " +
+                         (p.stdout + p.stderr)[-400:]))
+        elif not step:
+            step.append(("not ok", f"host:{rel}", "ran no test"))
+        results += step
+    return results
+
+
+SELFTESTS = [
+    # (name, kernel command line, what the harness must report)
+    ("passing-guest", "", None),
+    ("failed-assertion", "udmem.selftest=assert", "manual_must_fail"),
+    ("kernel-oops", "udmem.selftest=oops", "kernel-log-clean"),
+    ("kernel-panic", "udmem.selftest=panic", "guest/finished"),
+    ("hung-guest", "udmem.selftest=hang", "guest/finished"),
+]
+
+
+def selftest(target, record=None):
+    """Break a guest on purpose three ways; the harness must see each one."""
+    results = []
+    for name, append, must_fail in SELFTESTS:
+        logpath = os.path.join(BUILD, target, f"selftest-{name}.log")
+        QUIET.on = True
+        try:
+            r, _ = run_target(target, ["guest-env"], 30 if "hang" in append else 300,
+                              logpath, append, rebuild=name == SELFTESTS[0][0])
+        finally:
+            QUIET.on = False
+        # Build results do not concern the harness's own detection.
+        failures = [t for v, t, _ in r if v == "not ok" and ":build/" not in t]
+        if must_fail is None:
+            ok = not failures
+            why = "failures: " + ", ".join(failures)
+        else:
+            ok = any(must_fail in t for t in failures)
+            why = f"no failure named {must_fail} (got: {', '.join(failures) or 'none'})"
+        results.append(("ok" if ok else "not ok", f"harness/detects-{name}",
+                        "" if ok else why))
+        if record:
+            shutil.copy(logpath, os.path.join(record, f"{target}-{name}.log"))
+    return results
+
+
+def background_fetch(target):
+    """Fetch for later; a failure shows up when the target itself runs."""
+    try:
+        fetch(load_target(target))
+    except Exception as e:  # noqa: BLE001 - reported again by run_target
+        log(f"udmem-qemu: prefetch of {target} failed: {e}")
