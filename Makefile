@@ -4,7 +4,8 @@
 #
 #   make test [TARGETS=arm64,x86_64]   host tests, then every QEMU target's guest tests
 #   make demo                          the benchmark on the emulated ZynqMP-class board
-#   make check                         style gates: checkpatch --strict, sparse, W=1, ruff
+#   make check                         style gates: checkpatch --strict (kernel and user space),
+#                                      sparse, W=1, ruff, mypy, shellcheck
 #   make modules KERNEL_SRC=...        the kernel modules (see kernel/Makefile)
 #   make all                           libudmem and the udmem tool for this machine
 

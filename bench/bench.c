@@ -327,11 +327,10 @@ static int bench_matrix_one(struct bench_ctx *c, const struct bench_target *t,
 					.write = w, .size = size, .anon = anon,
 				};
 
-				if (w) {
+				if (w)
 					bench_fill(c->src, size, r * 2 + f + 1);
-				} else {
+				else
 					memset(c->dst, 0xee, size);
-				}
 				err = bench_pass_run(c, &p);
 				if (err) {
 					bench_emit_error(c, t->name,

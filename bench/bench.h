@@ -6,6 +6,8 @@
 #ifndef UDMEM_BENCH_H
 #define UDMEM_BENCH_H
 
+#include <stdio.h>
+
 /**
  * udmem_bench_main() - run `udmem bench` with its own argument vector.
  * @argc: number of arguments, argv[0] being "bench"
@@ -14,5 +16,14 @@
  * Return: a process exit status (0 on success).
  */
 int udmem_bench_main(int argc, char **argv);
+
+/**
+ * bench_json_put_string() - write a JSON string literal.
+ * @f: where to write
+ * @s: the text; '"', '\\' and control characters are escaped
+ *
+ * The bench's JSON lines and the tool's `--json` output share it.
+ */
+void bench_json_put_string(FILE *f, const char *s);
 
 #endif /* UDMEM_BENCH_H */

@@ -15,7 +15,7 @@ double bench_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* 16 bytes: one q register on arm64, one xmm register on x86. */

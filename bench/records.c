@@ -16,6 +16,7 @@
 static int bench_json_string(const char **p, char *out, size_t len)
 {
 	const char *s = *p;
+	char hex[5] = "";
 	size_t n = 0;
 
 	while (*s && *s != '"') {
@@ -33,8 +34,8 @@ static int bench_json_string(const char **p, char *out, size_t len)
 			case 'u':
 				if (strlen(s) < 4)
 					return -EINVAL;
-				ch = (char)strtol((char[5]){ s[0], s[1], s[2], s[3], 0 },
-						  NULL, 16);
+				memcpy(hex, s, 4);
+				ch = (char)strtol(hex, NULL, 16);
 				s += 4;
 				break;
 			case '\0':
@@ -94,9 +95,8 @@ int bench_json_get(const char *line, const char *key, char *out, size_t len)
 
 			if (!n || *s == '{' || *s == '[')
 				return -EINVAL;
-			if (match) {
+			if (match)
 				snprintf(out, len, "%.*s", (int)n, s);
-			}
 			s += n;
 		}
 		if (match)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <inttypes.h>
 
+#include "bench.h"
 #include "bench-priv.h"
 
 static void bench_json_key(struct bench_out *o, const char *key)
@@ -27,21 +28,26 @@ void bench_json_end(struct bench_out *o)
 	o->records++;
 }
 
-void bench_json_kv_s(struct bench_out *o, const char *key, const char *val)
+void bench_json_put_string(FILE *f, const char *s)
 {
 	const unsigned char *p;
 
-	bench_json_key(o, key);
-	fputc('"', o->f);
-	for (p = (const unsigned char *)val; *p; p++) {
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			fprintf(o->f, "\\%c", *p);
+			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
-			fprintf(o->f, "\\u%04x", *p);
+			fprintf(f, "\\u%04x", *p);
 		else
-			fputc(*p, o->f);
+			fputc(*p, f);
 	}
-	fputc('"', o->f);
+	fputc('"', f);
+}
+
+void bench_json_kv_s(struct bench_out *o, const char *key, const char *val)
+{
+	bench_json_key(o, key);
+	bench_json_put_string(o->f, val);
 }
 
 void bench_json_kv_u(struct bench_out *o, const char *key, uint64_t val)

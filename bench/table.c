@@ -9,6 +9,20 @@
 
 #include "bench-priv.h"
 
+/* Table titles and notes: whole lines, kept whole so they can be grepped. */
+static const char bench_title_bw[] =
+	"\nThroughput in MB/s, median of the runs (ratio to anonymous memory of the same size)\n";
+static const char bench_title_ratio[] =
+	"\nmmap against read()/write() (>= 1.00: the mapping is at least as fast)\n";
+static const char bench_title_touch[] =
+	"\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults)\n";
+static const char bench_note_emulated[] =
+	"EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
+	"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
+	"memory types).  What carries over to hardware: the ratios to anonymous memory\n"
+	"(software overheads: faults, syscalls, syncs), the fault counts, and the syscalls\n"
+	"and cache operations per sync.\n";
+
 static const char *const bench_tests[] = {
 	"mmap_write", "mmap_read", "file_write", "file_read",
 };
@@ -85,7 +99,7 @@ static void bench_table_bw(FILE *f, const struct bench_run *run)
 	char size[32];
 	int i, k, t;
 
-	fprintf(f, "\nThroughput in MB/s, median of the runs (ratio to anonymous memory of the same size)\n");
+	fputs(bench_title_bw, f);
 	fprintf(f, "%-22s %-8s %-9s %-11s", "target", "size", "access", "sync");
 	for (t = 0; t < 4; t++)
 		fprintf(f, " %-16s", bench_tests[t]);
@@ -135,7 +149,7 @@ static void bench_table_mmap_vs_file(FILE *f, const struct bench_run *run)
 		if (!fw || !mr || !fr)
 			continue;
 		if (!header) {
-			fprintf(f, "\nmmap against read()/write() (seed 000's question; >= 1.00: the mapping is at least as fast)\n");
+			fputs(bench_title_ratio, f);
 			fprintf(f, "%-22s %-9s %-11s %-22s %-22s\n", "target",
 				"access", "sync", "mmap/file write", "mmap/file read");
 			header = true;
@@ -151,7 +165,7 @@ static void bench_table_touch(FILE *f, const struct bench_run *run)
 	char size[32];
 	int i;
 
-	fprintf(f, "\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults)\n");
+	fputs(bench_title_touch, f);
 	fprintf(f, "%-22s %-8s %-7s %-8s %-10s %-12s\n", "target", "size", "access",
 		"pages", "faults", "time us");
 	for (i = 0; i < run->count; i++) {
@@ -189,7 +203,8 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 	char size[32], off[32];
 	int i;
 
-	fprintf(f, "\nSync cost, median us per call; cache ops = lines maintained + barriers per call,\n"
+	fprintf(f, "\nSync cost, median us per call; "
+		"cache ops = lines maintained + barriers per call,\n"
 		"counted by the driver, or modelled (range / line size, none when coherent)\n");
 	fprintf(f, "%-22s %-12s %-10s %-10s %-12s %-12s %-9s %-12s\n", "target",
 		"method", "offset", "size", "for_cpu us", "for_dev us",
@@ -224,11 +239,7 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 			continue;
 		fprintf(f, "udmem bench: %s\n", r->text);
 		if (r->emulated)
-			fprintf(f, "EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
-				"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
-				"memory types).  What carries over to hardware: the ratios to anonymous memory\n"
-				"(software overheads: faults, syscalls, syncs), the fault counts, and the syscalls\n"
-				"and cache operations per sync.\n");
+			fputs(bench_note_emulated, f);
 	}
 	bench_table_bw(f, run);
 	bench_table_mmap_vs_file(f, run);

@@ -164,24 +164,21 @@ static int bench_sync_ioctl(const struct bench_target *t, int fd,
 			    bool for_device, uint64_t offset, uint64_t size,
 			    enum bench_dir dir)
 {
-	if (t->class == BENCH_UIOMEM) {
-		struct uiomem_sync s = {
-			.flags = bench_uiomem_flags(for_device, dir),
-			.offset = offset,
-			.length = size,
-		};
+	struct uiomem_sync s = {
+		.flags = bench_uiomem_flags(for_device, dir),
+		.offset = offset,
+		.length = size,
+	};
+	struct u_dma_buf_ioctl_sync_args args = {
+		.flags = (for_device ? BENCH_SYNC_CMD_FOR_DEVICE :
+			  BENCH_SYNC_CMD_FOR_CPU) | ((uint64_t)dir << 2),
+		.size = size,
+		.offset = offset,
+	};
 
+	if (t->class == BENCH_UIOMEM)
 		return ioctl(fd, UIOMEM_IOCTL_SYNC, &s) ? -errno : 0;
-	} else {
-		struct u_dma_buf_ioctl_sync_args args = {
-			.flags = (for_device ? BENCH_SYNC_CMD_FOR_DEVICE :
-				  BENCH_SYNC_CMD_FOR_CPU) | ((uint64_t)dir << 2),
-			.size = size,
-			.offset = offset,
-		};
-
-		return ioctl(fd, U_DMA_BUF_IOCTL_SET_SYNC, &args) ? -errno : 0;
-	}
+	return ioctl(fd, U_DMA_BUF_IOCTL_SET_SYNC, &args) ? -errno : 0;
 }
 
 /* The uiomem driver's own count of syncs, lines maintained and barriers. */

@@ -12,6 +12,8 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CLI_PRINTF(a, b)	__attribute__((format(printf, a, b)))
 
+#define UDMEM_CLI_NAME_MAX	64	/* a device name with its NUL */
+
 /* Exit codes (documented in udmem(1)). */
 #define CLI_EXIT_OK		0
 #define CLI_EXIT_FAIL		1	/* the operation failed */

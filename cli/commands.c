@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "size.h"
 
@@ -75,6 +76,8 @@ static void cli_facts_get(struct cli_dev *dev, struct cli_facts *f)
 		f->dma_addr = udmem_buffer_dma_addr(b);
 		f->coherent = udmem_buffer_is_coherent(b);
 		f->dma_mask_bits = udmem_buffer_dma_mask_bits(b);
+		if (f->dma_mask_bits == 0)	/* the driver does not say */
+			f->dma_mask_bits = -1;
 		f->mmap_mode = udmem_buffer_mmap_mode(b);
 		f->sync_mode = udmem_buffer_sync_mode(b);
 		f->sync_owner = udmem_buffer_sync_owner(b);
@@ -94,26 +97,49 @@ static void cli_facts_get(struct cli_dev *dev, struct cli_facts *f)
 	f->kind = dev->kind;
 }
 
+/* A JSON key and a string value (escaped), or null for NULL. */
+static void cli_json_str(const char *sep, const char *key, const char *val)
+{
+	printf("%s\"%s\": ", sep, key);
+	if (val)
+		bench_json_put_string(stdout, val);
+	else
+		fputs("null", stdout);
+}
+
+/* A JSON key and an integer value, or null when it is negative (unknown). */
+static void cli_json_int(const char *key, long long val)
+{
+	if (val >= 0)
+		printf(", \"%s\": %lld", key, val);
+	else
+		printf(", \"%s\": null", key);
+}
+
+/*
+ * One JSON object with every key always present, null when it does not
+ * apply or is unknown, so that scripts can rely on them (docs/cli.md).
+ */
 static void cli_facts_json(const struct cli_facts *f, const char *indent)
 {
-	printf("%s{\"name\": \"%s\", \"kind\": \"%s\", \"device\": \"/dev/%s\"",
-	       indent, f->name, f->kind, f->name);
+	char device[6 + UDMEM_CLI_NAME_MAX];
+	int mode_known = f->mmap_mode >= 0 && f->mmap_mode <= UDMEM_MMAP_PAGE;
+
+	snprintf(device, sizeof(device), "/dev/%s", f->name);
+	fputs(indent, stdout);
+	cli_json_str("{", "name", f->name);
+	cli_json_str(", ", "kind", f->kind);
+	cli_json_str(", ", "device", device);
 	printf(", \"size\": %" PRIu64, f->size);
 	printf(", \"phys_addr\": \"0x%" PRIx64 "\"", f->phys_addr);
 	printf(", \"dma_addr\": \"0x%" PRIx64 "\"", f->dma_addr);
 	printf(", \"coherent\": %s", f->coherent > 0 ? "true" : "false");
-	if (f->dma_mask_bits >= 0)
-		printf(", \"dma_mask_bits\": %d", f->dma_mask_bits);
-	if (f->mmap_mode >= 0 && f->mmap_mode <= UDMEM_MMAP_PAGE)
-		printf(", \"mmap_mode\": \"%s\"", cli_mmap_mode_names[f->mmap_mode]);
-	if (f->sync_mode >= 0)
-		printf(", \"sync_mode\": %d", f->sync_mode);
-	else
-		printf(", \"sync_mode\": null");
-	if (f->sync_owner >= 0)
-		printf(", \"sync_owner\": \"%s\"", cli_owner_name(f->sync_owner));
-	else
-		printf(", \"sync_owner\": null");
+	cli_json_int("dma_mask_bits", f->dma_mask_bits);
+	cli_json_str(", ", "mmap_mode",
+		     mode_known ? cli_mmap_mode_names[f->mmap_mode] : NULL);
+	cli_json_int("sync_mode", f->sync_mode);
+	cli_json_str(", ", "sync_owner", f->sync_owner >= 0 ?
+		     cli_owner_name(f->sync_owner) : NULL);
 	printf("}");
 }
 

@@ -13,15 +13,17 @@ from typing import Any
 
 import numpy as np
 
+from . import _uapi
 from .array import UdmemArray
 
 # Where devices are found; tests point these at a fake tree.
 SYSFS_CLASS = "/sys/class"
 DEV = "/dev"
 
-BIDIRECTIONAL = 0
-TO_DEVICE = 1
-FROM_DEVICE = 2
+# Directions, as the DMA API (and u-dma-buf's SYNC_DIR field) numbers them.
+BIDIRECTIONAL = _uapi.U_DMA_BUF_SYNC_DIR_BIDIRECTIONAL
+TO_DEVICE = _uapi.U_DMA_BUF_SYNC_DIR_TO_DEVICE
+FROM_DEVICE = _uapi.U_DMA_BUF_SYNC_DIR_FROM_DEVICE
 
 # 1..63 printable ASCII characters other than '/', ';' and space (as libudmem).
 _NAME = re.compile(r"[!-.0-:<-~]{1,63}")
@@ -141,7 +143,7 @@ class Device:
         # mapping is gone, whether by close() or when the last view dies.
         self._cleanup_state: dict[str, Any] = {"fd": self._fd, "delete": None}
         self._finalizer = weakref.finalize(self._mm, _cleanup, name, self._cleanup_state)
-        self._root: np.ndarray | None = np.frombuffer(self._mm, dtype=np.uint8)
+        self._root: np.ndarray[Any, Any] | None = np.frombuffer(self._mm, dtype=np.uint8)
         self._va: int = self._root.__array_interface__["data"][0]
         # id -> weak reference of every UdmemArray over this mapping (ndarrays
         # are unhashable, so no WeakSet).
@@ -209,8 +211,8 @@ class Device:
         return offset, size
 
     # ---- views
-    def _contains(self, arr: np.ndarray) -> bool:
-        ptr = arr.__array_interface__["data"][0]
+    def _contains(self, arr: np.ndarray[Any, Any]) -> bool:
+        ptr: int = arr.__array_interface__["data"][0]
         return self._va <= ptr < self._va + self._size
 
     def _track(self, arr: UdmemArray) -> None:

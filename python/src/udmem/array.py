@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._uapi import U_DMA_BUF_SYNC_DIR_FROM_DEVICE as FROM_DEVICE
+from ._uapi import U_DMA_BUF_SYNC_DIR_TO_DEVICE as TO_DEVICE
+
 if TYPE_CHECKING:
     from ._device import Device
 
-TO_DEVICE = 1
-FROM_DEVICE = 2
 
-
-class UdmemArray(np.ndarray):
+class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
     """An ndarray living in a u-dma-buf buffer or a uiomem region.
 
     Views and slices are UdmemArrays too and know their own addresses:

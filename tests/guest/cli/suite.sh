@@ -217,6 +217,8 @@ else
 	tap_skip region-commands "uiomem is not loaded"
 fi
 
+. ./json.sh
+
 # A session for the documentation (docs/cli.md), as TAP comment lines.
 ct_show() {
 	echo "# \$ $*"
