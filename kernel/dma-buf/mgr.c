@@ -36,7 +36,13 @@
 #define UDMABUF_MGR_LINE_MAX	1024
 #define UDMABUF_MGR_TOKENS	16
 
+/*
+ * The command being written to one open file.  Character devices get no
+ * f_pos lock, so threads sharing the file write concurrently: the lock
+ * keeps the line and its length consistent.
+ */
 struct udmabuf_mgr_file {
+	struct mutex lock;	/* the line and its length */
 	char line[UDMABUF_MGR_LINE_MAX];
 	size_t len;
 };
@@ -169,12 +175,16 @@ static ssize_t udmabuf_mgr_write(struct file *file, const char __user *ubuf,
 	struct udmabuf_mgr_file *st = file->private_data;
 	char chunk[64];
 	size_t done = 0, n, i;
-	int ret;
+	int ret = 0;
 
+	if (mutex_lock_interruptible(&st->lock))
+		return -ERESTARTSYS;
 	while (done < count) {
 		n = min(count - done, sizeof(chunk));
-		if (copy_from_user(chunk, ubuf + done, n))
-			return -EFAULT;
+		if (copy_from_user(chunk, ubuf + done, n)) {
+			ret = -EFAULT;
+			goto out_unlock;
+		}
 		for (i = 0; i < n; i++) {
 			char c = chunk[i];
 
@@ -183,18 +193,21 @@ static ssize_t udmabuf_mgr_write(struct file *file, const char __user *ubuf,
 				st->len = 0;
 				ret = udmabuf_mgr_run(st->line);
 				if (ret)
-					return ret;
+					goto out_unlock;
 				continue;
 			}
-			if (st->len == UDMABUF_MGR_LINE_MAX - 1) {
+			if (st->len >= UDMABUF_MGR_LINE_MAX - 1) {
 				st->len = 0;
-				return -ENOSPC;
+				ret = -ENOSPC;
+				goto out_unlock;
 			}
 			st->line[st->len++] = c;
 		}
 		done += n;
 	}
-	return count;
+out_unlock:
+	mutex_unlock(&st->lock);
+	return ret ? ret : count;
 }
 
 static int udmabuf_mgr_open(struct inode *inode, struct file *file)
@@ -203,13 +216,17 @@ static int udmabuf_mgr_open(struct inode *inode, struct file *file)
 
 	if (!st)
 		return -ENOMEM;
+	mutex_init(&st->lock);
 	file->private_data = st;
 	return 0;
 }
 
 static int udmabuf_mgr_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	struct udmabuf_mgr_file *st = file->private_data;
+
+	mutex_destroy(&st->lock);
+	kfree(st);
 	return 0;
 }
 
