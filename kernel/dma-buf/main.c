@@ -54,6 +54,12 @@ static int __init udmabuf_module_init(void)
 {
 	int ret, i;
 
+	/* DMA_BIT_MASK(n) is undefined above 64. */
+	if (udmabuf_dma_mask_bit < 12 || udmabuf_dma_mask_bit > 64) {
+		pr_err(UDMABUF_DRIVER_NAME ": invalid dma_mask_bit %d (12..64)\n",
+		       udmabuf_dma_mask_bit);
+		return -EINVAL;
+	}
 	udmabuf_bus_types_init();
 
 	ret = udmabuf_registry_init();
