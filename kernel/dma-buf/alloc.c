@@ -10,7 +10,9 @@
  * get_user_pages; CMA or page-allocator memory), or only through
  * dma_mmap_coherent().
  */
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/page_ref.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -86,25 +88,50 @@ fallback:
 /*
  * Nothing may hold a page-mode page when the memory goes back: a pin
  * taken by O_DIRECT or io_uring that outlived every mapping and file
- * would otherwise reach freed memory.  Then the memory is kept (leaked)
- * rather than freed.  Without pins, our own counts are taken back.
+ * would otherwise reach freed memory.  Each count is frozen from 1 to 0,
+ * which fails while anything else holds the page and keeps anybody from
+ * taking it meanwhile (they use get_page_unless_zero()).  On failure the
+ * memory is kept (leaked) rather than freed.  The allocator gets its own
+ * counts back; the ones we gave stay at zero.
  */
 static bool udmabuf_release_pages(struct udmabuf *buf)
 {
 	unsigned long i, n = buf->alloc_size >> PAGE_SHIFT;
 
-	for (i = 0; i < n; i++) {
-		if (page_count(buf->pages[i]) != 1) {
-			dev_err(buf->dma_dev,
-				"%s: page %lu is still in use (count %d); keeping %zu bytes instead of freeing them\n",
-				buf->name, i, page_count(buf->pages[i]), buf->alloc_size);
-			return false;
-		}
+	for (i = 0; i < n; i++)
+		if (!page_ref_freeze(buf->pages[i], 1))
+			break;
+	if (i < n) {
+		dev_err(buf->dma_dev,
+			"%s: page %lu is still in use (count %d); keeping %zu bytes instead of freeing them\n",
+			buf->name, i, page_count(buf->pages[i]), buf->alloc_size);
+		while (i--)
+			page_ref_unfreeze(buf->pages[i], 1);
+		return false;
 	}
-	if (buf->own_refs)
-		for (i = 1; i < n; i++)
-			set_page_count(buf->pages[i], 0);
+	for (i = 0; i < n; i++)
+		if (!i || !buf->own_refs)
+			page_ref_unfreeze(buf->pages[i], 1);
 	return true;
+}
+
+/**
+ * udmabuf_dma_direct_plain() - can @dev's memory go back after an unbind?
+ * @dev: a DMA device whose driver is still bound
+ *
+ * Unbinding a driver drops the device's DMA ops (an IOMMU's, or arm's own)
+ * and frees its dma-ranges map.  Memory allocated with them cannot be
+ * freed correctly without them; a per-device pool and plain dma-direct
+ * without an address offset need neither.
+ *
+ * Return: true if dma_free_coherent() after an unbind frees what was
+ * allocated.
+ */
+bool udmabuf_dma_direct_plain(struct device *dev)
+{
+	if (udmabuf_dev_has_pool(dev))
+		return true;
+	return !get_dma_ops(dev) && !dev->dma_range_map;
 }
 
 int udmabuf_alloc(struct udmabuf *buf)
@@ -131,13 +158,34 @@ int udmabuf_alloc(struct udmabuf *buf)
 
 void udmabuf_free(struct udmabuf *buf)
 {
+	struct device *dev = buf->dma_dev;
 	bool free_mem = true;
 
 	if (buf->pages)
 		free_mem = udmabuf_release_pages(buf);
 	kvfree(buf->pages);
 	buf->pages = NULL;
-	if (buf->virt && free_mem)
-		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->virt, buf->dma_addr);
+	if (!buf->virt || !free_mem)
+		goto out;
+	if (!buf->keep_on_free) {
+		dma_free_coherent(dev, buf->alloc_size, buf->virt, buf->dma_addr);
+		goto out;
+	}
+	/*
+	 * In use across an unbind that took the device's DMA setup: free it
+	 * only if a driver is bound again (the bus configured the device the
+	 * same way again), and keep it bound while we do.
+	 */
+	if (device_trylock(dev)) {
+		if (dev->driver) {
+			dma_free_coherent(dev, buf->alloc_size, buf->virt, buf->dma_addr);
+			buf->virt = NULL;
+		}
+		device_unlock(dev);
+	}
+	if (buf->virt)
+		dev_warn(dev, "%s: keeping %zu bytes that outlived the unbind: no DMA setup to free them with\n",
+			 buf->name, buf->alloc_size);
+out:
 	buf->virt = NULL;
 }

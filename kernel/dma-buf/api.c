@@ -233,7 +233,7 @@ int u_dma_buf_device_sync(struct device *dev, int command, int direction,
 	mutex_unlock(&buf->lock);
 	if (!command)
 		return 0;
-	ret = udmabuf_sync_cmd(buf, command == 2, 1);
+	ret = udmabuf_sync_cmd(buf, command == 2, 1, true);
 	return ret;
 }
 EXPORT_SYMBOL(u_dma_buf_device_sync);
@@ -244,7 +244,7 @@ static struct udmabuf *udmabuf_first_managed_child(void)
 
 	mutex_lock(&udmabuf_registry_lock);
 	list_for_each_entry(buf, &udmabuf_list, node) {
-		if (buf->origin == UDMABUF_ORIGIN_MANAGED && !buf->pdev) {
+		if (buf->origin == UDMABUF_ORIGIN_MANAGED && !buf->pdev && buf->sys_dev) {
 			found = buf;
 			break;
 		}

@@ -43,9 +43,13 @@ static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *
 	unsigned int nents;
 	int ret;
 
-	if (!buf->pfn_ok || !pfn_valid(pfn))
+	if (!buf->pfn_ok || !pfn_valid(pfn)) {
+		/* The exporter's DMA setup may be gone with its driver. */
+		if (READ_ONCE(buf->dma_gone))
+			return -ENODEV;
 		return dma_get_sgtable(buf->dma_dev, sgt, buf->virt + exp->view.base,
 				       buf->dma_addr + exp->view.base, exp->view.len);
+	}
 	nents = DIV_ROUND_UP_ULL(left, UDMABUF_SG_CHUNK);
 	ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
 	if (ret)
@@ -109,18 +113,28 @@ static void udmabuf_export_release(struct dma_buf *dmabuf)
 	udmabuf_put(buf);
 }
 
-static int udmabuf_export_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+/* CPU access brackets; -ENODEV once the device's DMA setup may be gone. */
+static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
+			       enum dma_data_direction dir)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
+	struct udmabuf *buf = exp->view.buf;
+	int ret;
 
-	return udmabuf_sync_dma(exp->view.buf, false, exp->view.base, exp->view.len, dir);
+	mutex_lock(&buf->lock);
+	ret = udmabuf_sync_dma(buf, for_device, exp->view.base, exp->view.len, dir);
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+
+static int udmabuf_export_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	return udmabuf_export_sync(dmabuf, false, dir);
 }
 
 static int udmabuf_export_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	struct udmabuf_export *exp = dmabuf->priv;
-
-	return udmabuf_sync_dma(exp->view.buf, true, exp->view.base, exp->view.len, dir);
+	return udmabuf_export_sync(dmabuf, true, dir);
 }
 
 static int udmabuf_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)

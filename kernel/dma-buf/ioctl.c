@@ -74,9 +74,11 @@ static long udmabuf_ioctl_get_sync(struct udmabuf *buf, void __user *arg)
  * SET_SYNC: direction 3 and mode 0 keep the stored values, size 0 keeps
  * the stored size, the offset is always stored; then command 1 syncs for
  * the CPU and 3 for the device over the stored range.  Unlike the
- * reference, a mode above 7 is -EINVAL.
+ * reference, a mode above 7 is -EINVAL, and a command that may invalidate
+ * (udmabuf_sync_invalidates()) from a file not open for writing is -EBADF
+ * with nothing stored.
  */
-static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg)
+static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool writable)
 {
 	struct u_dma_buf_ioctl_sync_args args;
 	int dir, mode, cmd;
@@ -89,6 +91,14 @@ static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg)
 	if (mode > UDMABUF_SYNC_MODE_MAX)
 		return -EINVAL;
 	mutex_lock(&buf->lock);
+	/* Refused before anything is stored: a refusal changes nothing. */
+	if ((cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU ||
+	     cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE) && !writable &&
+	    udmabuf_sync_invalidates(cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE,
+				     dir == U_DMA_BUF_SYNC_DIR_KEEP ? buf->sync_direction : dir)) {
+		mutex_unlock(&buf->lock);
+		return -EBADF;
+	}
 	if (dir != U_DMA_BUF_SYNC_DIR_KEEP)
 		buf->sync_direction = dir;
 	if (mode)
@@ -100,9 +110,9 @@ static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg)
 
 	switch (cmd) {
 	case U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU:
-		return udmabuf_sync_cmd(buf, false, 1);
+		return udmabuf_sync_cmd(buf, false, 1, writable);
 	case U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE:
-		return udmabuf_sync_cmd(buf, true, 1);
+		return udmabuf_sync_cmd(buf, true, 1, writable);
 	default:
 		return 0;
 	}
@@ -128,6 +138,7 @@ long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct udmabuf *buf = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	bool writable = file->f_mode & FMODE_WRITE;
 	u64 val;
 
 	if (READ_ONCE(buf->detached))
@@ -146,13 +157,14 @@ long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE:
 		if (get_user(val, (u64 __user *)uarg))
 			return -EFAULT;
-		return udmabuf_sync_cmd(buf, cmd == U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE, val);
+		return udmabuf_sync_cmd(buf, cmd == U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE, val,
+					writable);
 	case U_DMA_BUF_IOCTL_GET_DEV_INFO:
 		return udmabuf_ioctl_dev_info(buf, uarg);
 	case U_DMA_BUF_IOCTL_GET_SYNC:
 		return udmabuf_ioctl_get_sync(buf, uarg);
 	case U_DMA_BUF_IOCTL_SET_SYNC:
-		return udmabuf_ioctl_set_sync(buf, uarg);
+		return udmabuf_ioctl_set_sync(buf, uarg, writable);
 	case U_DMA_BUF_IOCTL_EXPORT:
 		return udmabuf_ioctl_export(buf, file, uarg);
 	default:

@@ -16,7 +16,6 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
-#include <linux/pfn_t.h>
 
 #include "compat.h"
 #include "udmabuf.h"
@@ -78,9 +77,9 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	idx = (view->base + off) >> PAGE_SHIFT;
 	if (buf->debug_vma & 2)
 		dev_info(buf->dma_dev, "%s: fault at page %lu\n", buf->name, idx);
+	/* A normal page again, not a special PTE: GUP and O_DIRECT need it. */
 	if (buf->pages)
-		return vmf_insert_mixed(vma, vmf->address,
-					__pfn_to_pfn_t(page_to_pfn(buf->pages[idx]), 0));
+		return vmf_insert_page(vma, vmf->address, buf->pages[idx]);
 	return vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx, vma->vm_page_prot);
 }
 
@@ -138,6 +137,9 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 			 vma->vm_pgoff, pages);
 
 	if (!udmabuf_mmap_quirk(buf) || !buf->pfn_ok) {
+		/* The DMA setup may be gone with the driver (exports only). */
+		if (READ_ONCE(buf->dma_gone))
+			return -ENODEV;
 		ret = dma_mmap_coherent(buf->dma_dev, vma, buf->virt + view->base,
 					buf->dma_addr + view->base, view->len);
 		udmem_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

@@ -78,10 +78,19 @@ static int udmabuf_minor_alloc_locked(struct udmabuf *buf, int want)
 		m = idr_alloc(&udmabuf_minors, buf, want, want + 1, GFP_KERNEL);
 		return m == -ENOSPC ? -EBUSY : m;
 	}
+	/*
+	 * A slot may be taken while idr_find() says NULL: a buffer being
+	 * created or removed holds its minor with no pointer in it.  So try
+	 * every free-looking minor and go on past the taken ones.
+	 */
 	for (m = 0; m < UDMABUF_MINORS; m++) {
-		if (test_bit(m, udmabuf_reserved_minors) || idr_find(&udmabuf_minors, m))
+		int ret;
+
+		if (test_bit(m, udmabuf_reserved_minors))
 			continue;
-		return idr_alloc(&udmabuf_minors, buf, m, m + 1, GFP_KERNEL);
+		ret = idr_alloc(&udmabuf_minors, buf, m, m + 1, GFP_KERNEL);
+		if (ret != -ENOSPC)
+			return ret;
 	}
 	return -ENOSPC;
 }
@@ -235,7 +244,12 @@ struct udmabuf *udmabuf_get_by_minor(unsigned int minor)
 	return buf;
 }
 
-/* Unpublish: no new opens, no node, no sysfs.  Caller's reference is dropped. */
+/*
+ * Unpublish: no new opens, no node, no sysfs.  The minor and the name stay
+ * taken until device_unregister() has removed /dev/char/M:m and the class
+ * directory, so that a buffer created meanwhile cannot collide with them;
+ * a NULL sys_dev marks the buffer as being removed for the lookups.
+ */
 static void udmabuf_detach(struct udmabuf *buf)
 {
 	struct device *sys_dev;
@@ -244,18 +258,31 @@ static void udmabuf_detach(struct udmabuf *buf)
 	sys_dev = buf->sys_dev;
 	buf->sys_dev = NULL;
 	if (sys_dev)
-		idr_remove(&udmabuf_minors, buf->minor);
-	list_del_init(&buf->node);
+		idr_replace(&udmabuf_minors, NULL, buf->minor);
 	mutex_unlock(&udmabuf_registry_lock);
+	if (!sys_dev)
+		return;
 
 	mutex_lock(&buf->lock);
 	buf->detached = true;
+	/*
+	 * Past this point the driver may be unbound from dma_dev, and the
+	 * DMA core then forgets the device's DMA ops (IOMMU) and dma-ranges.
+	 * Syncs, dma_mmap_coherent() and dma_get_sgtable() stop where they
+	 * would depend on those, and memory that outlives the unbind is only
+	 * given back where that loses nothing (see udmabuf_free()).
+	 */
+	buf->dma_gone = !udmabuf_dma_direct_plain(buf->dma_dev);
+	buf->keep_on_free = buf->dma_gone && kref_read(&buf->ref) > 1;
 	mutex_unlock(&buf->lock);
-	if (sys_dev) {
-		if (udmabuf_info_enable)
-			dev_info(sys_dev, "removed.\n");
-		device_unregister(sys_dev);
-	}
+	if (udmabuf_info_enable)
+		dev_info(sys_dev, "removed.\n");
+	device_unregister(sys_dev);
+
+	mutex_lock(&udmabuf_registry_lock);
+	idr_remove(&udmabuf_minors, buf->minor);
+	list_del_init(&buf->node);
+	mutex_unlock(&udmabuf_registry_lock);
 }
 
 /**

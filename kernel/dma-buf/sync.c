@@ -7,6 +7,7 @@
  * that sysfs, the ioctls and the in-kernel API pass.
  */
 #include <linux/dma-mapping.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 
 #include "common/udmem_range.h"
@@ -20,13 +21,20 @@
  * @size: length of the range; 0 does nothing
  * @dir: DMA API direction
  *
- * Return: 0, or -EINVAL if the range is not inside the buffer.
+ * The caller holds buf->lock.
+ *
+ * Return: 0, -EINVAL if the range is not inside the buffer, -ENODEV once
+ * the buffer is removed and its device's DMA setup may be gone.
  */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		     enum dma_data_direction dir)
 {
+	lockdep_assert_held(&buf->lock);
 	if (!udmem_range_ok(offset, size, buf->size))
 		return -EINVAL;
+	/* The device's DMA setup may be gone with its driver. */
+	if (buf->dma_gone)
+		return -ENODEV;
 	if (!size || buf->no_cpu_sync)
 		return 0;
 	if (for_device)
@@ -60,26 +68,52 @@ int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
 }
 
 /**
+ * udmabuf_sync_invalidates() - may a sync drop lines the CPU dirtied?
+ * @for_device: sync for the device (else for the CPU)
+ * @dir: 0 bidirectional, 1 to device, 2 from device
+ *
+ * For the CPU, bidirectional and from-device syncs invalidate; for the
+ * device, a from-device sync does (arm64, arm and riscv invalidate there
+ * rather than clean).  Dirty lines of another writer are lost with them.
+ */
+bool udmabuf_sync_invalidates(bool for_device, u32 dir)
+{
+	if (for_device)
+		return dir == UDMEM_SYNC_FROM_DEVICE;
+	return dir != UDMEM_SYNC_TO_DEVICE;
+}
+
+/**
  * udmabuf_sync_cmd() - run a sync_for_cpu / sync_for_device command value
  * @buf: the buffer
  * @for_device: which of the two
  * @value: 0, 1 (stored parameters) or a packed command
+ * @writable: the caller may write the buffer; else a sync that may
+ *	invalidate (udmabuf_sync_invalidates()) is refused
  *
  * The value stays readable in the attribute when the command fails and
  * reads 0 after it succeeded.
  *
- * Return: 0, -EINVAL for a range outside the buffer, -ENODEV if removed.
+ * Return: 0, -EINVAL for a range outside the buffer, -EBADF for an
+ * invalidating sync without write access, -ENODEV if removed.
  */
-int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value)
+int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable)
 {
 	struct udmem_sync_cmd cmd;
 	u64 *slot = for_device ? &buf->sync_for_device : &buf->sync_for_cpu;
+	u32 dir;
 	int ret = 0;
 
 	udmem_sync_cmd_decode(value, &cmd);
 	mutex_lock(&buf->lock);
 	if (buf->detached) {
 		ret = -ENODEV;
+		goto out_unlock;
+	}
+	dir = cmd.kind == UDMEM_SYNC_PACKED ? cmd.dir : buf->sync_direction;
+	if (cmd.kind != UDMEM_SYNC_NONE && !writable &&
+	    udmabuf_sync_invalidates(for_device, dir)) {
+		ret = -EBADF;
 		goto out_unlock;
 	}
 	*slot = value;

@@ -227,7 +227,7 @@ static ssize_t udmabuf_sync_store(struct device *dev, const char *page, size_t c
 	ret = kstrtou64(page, 0, &val);
 	if (ret)
 		return ret;
-	ret = udmabuf_sync_cmd(buf, for_device, val);
+	ret = udmabuf_sync_cmd(buf, for_device, val, true);
 	return ret ? ret : count;
 }
 

@@ -91,6 +91,8 @@ struct udmabuf {
 	bool no_cpu_sync;		/* outside the linear map: no cache ops */
 	struct page **pages;		/* page mode: one per page */
 	bool own_refs;			/* we gave pages[1..] their counts */
+	bool dma_gone;			/* detached; DMA API calls inexact */
+	bool keep_on_free;		/* used across an unbind: see alloc.c */
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
@@ -184,13 +186,15 @@ extern const struct attribute_group *udmabuf_groups[];
 /* alloc.c */
 int udmabuf_alloc(struct udmabuf *buf);
 void udmabuf_free(struct udmabuf *buf);
+bool udmabuf_dma_direct_plain(struct device *dev);
 
 /* sync.c */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		     enum dma_data_direction dir);
 int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
 		       u64 size, u32 dir);
-int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value);
+int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable);
+bool udmabuf_sync_invalidates(bool for_device, u32 dir);
 
 /* file.c */
 extern const struct file_operations udmabuf_fops;

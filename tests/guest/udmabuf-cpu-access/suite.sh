@@ -54,7 +54,7 @@ sd_doc_run() {
 		return
 	fi
 	tap_eq "document-program/$1/size-and-phys_addr-as-sysfs" \
-		"size=$(cat $SD_CLS/$1/size) phys_addr=$(printf 0x%x $(($(cat $SD_CLS/$1/phys_addr))))" \
+		"size=$(cat "$SD_CLS/$1/size") phys_addr=$(printf 0x%x "$(($(cat "$SD_CLS/$1/phys_addr")))")" \
 		"$(grep '^size=' "$_out") $(grep '^phys_addr=' "$_out")"
 	# compare lines, named after the two lines before them
 	awk -v s="$UDMEM_SUITE/document-program/$1" '
@@ -108,7 +108,7 @@ else
 				sd_doc_run "$_n"
 			fi
 		elif [ "$UDMEM_HAS_DT" != 1 ] && ! grep -q '^CmaTotal:' /proc/meminfo; then
-			tap_skip "$_n" "kernel without CONFIG_CMA: no $(echo ${b#*:} | cut -d: -f1)-byte contiguous buffer"
+			tap_skip "$_n" "kernel without CONFIG_CMA: no $(echo "${b#*:}" | cut -d: -f1)-byte contiguous buffer"
 		else
 			tap_fail "$_n" "buffer $_n missing (see tests/qemu/dt/10-u-dma-buf.dtsi)"
 		fi

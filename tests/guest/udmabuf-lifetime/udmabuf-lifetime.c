@@ -253,6 +253,23 @@ TEST_F(platform_buffer, unbind_while_mapped_keeps_mapping)
 	close(fd);
 }
 
+/*
+ * A dma-buf sync after the unbind: done where the device's DMA setup is
+ * plain dma-direct (it does not change with the driver), else ENODEV,
+ * never a sync through a torn-down setup.  Of our guests only 32-bit arm
+ * before 6.5 has DMA ops of its own (arm_dma_ops) on the platform device.
+ */
+static int sync_after_unbind(int dfd, struct dma_buf_sync *sync)
+{
+	int ret = ioctl(dfd, DMA_BUF_IOCTL_SYNC, sync) ? -errno : 0;
+
+#ifdef __arm__
+	if (ret == -ENODEV)
+		return 0;
+#endif
+	return ret;
+}
+
 TEST_F(platform_buffer, unbind_while_exported_keeps_dmabuf)
 {
 	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
@@ -268,11 +285,11 @@ TEST_F(platform_buffer, unbind_while_exported_keeps_dmabuf)
 	EXPECT_FALSE(exists(DEVNODE));
 	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 0);
 	ASSERT_TRUE(p != MAP_FAILED);
-	EXPECT_OK(ioctl(dfd, DMA_BUF_IOCTL_SYNC, &sync));
+	EXPECT_EQ(sync_after_unbind(dfd, &sync), 0);
 	p[0] = 0xFEEDBEEF;
 	EXPECT_EQ(p[0], 0xFEEDBEEF);
 	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
-	EXPECT_OK(ioctl(dfd, DMA_BUF_IOCTL_SYNC, &sync));
+	EXPECT_EQ(sync_after_unbind(dfd, &sync), 0);
 	munmap(p, 8192);
 	close(dfd);
 	EXPECT_OK(write_str(BIND, PDEV));

@@ -19,7 +19,14 @@ rel_log_clean() {
 rel_cma_free() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
+	[ -w /proc/sys/vm/compact_memory ] && echo 1 > /proc/sys/vm/compact_memory
 	sed -n 's/^CmaFree: *\([0-9]*\) kB$/\1/p' /proc/meminfo
+}
+
+# Freed CMA pages wait in the per-CPU page lists (as movable pages) before
+# CmaFree counts them: the kB those lists hold now.
+rel_pcp_kb() {
+	awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo
 }
 
 rel_unload() {
@@ -52,7 +59,6 @@ for k in /udmem/modules/brd.ko /udmem/kmods/brd.ko; do
 	fi
 done
 
-rel_cma_before=$(rel_cma_free)
 if ! udmem_insmod u-dma-buf || ! udmem_insmod u-dma-buf-mgr; then
 	tap_fail setup "insmod u-dma-buf and u-dma-buf-mgr failed"
 	rel_unload
@@ -61,13 +67,36 @@ if ! udmem_insmod u-dma-buf || ! udmem_insmod u-dma-buf-mgr; then
 fi
 tap_ok setup
 
-export REL_SECONDS=${REL_SECONDS:-10}
+export REL_SECONDS="${REL_SECONDS:-10}"
 rel_mark
 udmem_run udmabuf-reliability mgr_line
 udmem_run udmabuf-reliability sync_access
 udmem_run udmabuf-reliability page_refault
 udmem_run udmabuf-reliability minors
 rel_log_clean log-clean-after-stress
+
+# defect 2: the dma-ranges bus (device-tree targets).  Before the CmaFree
+# measurement: the second test keeps its memory on purpose.
+if [ -e /dev/udmabuf-dt-offset ]; then
+	rel_mark
+	udmem_run udmabuf-reliability dma_offset.sync_after_unbind
+	rel_log_clean dma-offset-freed-log-clean
+	if rel_since | grep -q 'udmabuf-dt-offset: keeping'; then
+		tap_fail dma-offset-freed-after-rebind "memory kept although a driver was bound again"
+	else
+		tap_ok dma-offset-freed-after-rebind
+	fi
+	rel_mark
+	udmem_run udmabuf-reliability dma_offset.release_while_unbound
+	rel_log_clean dma-offset-kept-log-clean
+	if rel_since | grep -q 'udmabuf-dt-offset: keeping 65536 bytes'; then
+		tap_ok dma-offset-kept-while-unbound
+	else
+		tap_fail dma-offset-kept-while-unbound "no 'keeping' message: freed without the DMA setup?"
+	fi
+else
+	tap_skip dma-offset "no device tree here: no bus with dma-ranges"
+fi
 
 # Last: before its fix this one left bad pages behind (and could hang).
 if [ "$UDMEM_HAS_DT" = 1 ]; then
@@ -77,22 +106,27 @@ if [ "$UDMEM_HAS_DT" = 1 ]; then
 	done
 	export REL_RMEM_NODES="${rel_nodes# }"
 fi
+# CmaFree is measured with the module out, right around the test: the
+# stress tests above move anonymous and page-cache pages in and out of CMA.
+rel_unload
+rel_cma_before=$(rel_cma_free)
+if ! udmem_insmod u-dma-buf; then
+	tap_fail rmem-setup "insmod u-dma-buf failed"
+fi
 rel_mark
 udmem_run udmabuf-reliability rmem
 if [ -n "$REL_RMEM_NODES" ]; then
 	rel_log_clean rmem-log-clean
 fi
+
 rel_unload
+# CmaFree is reported, not checked: freed CMA pages wait in the per-CPU page
+# lists, which held up to 16 MiB in these guests, far more than the 64 KiB a
+# misfree would lose, and no stock kernel here has CMA_DEBUGFS to count a
+# pool's own pages.  The kernel log above is what catches a misfree.
 if [ -n "$REL_RMEM_NODES" ] && [ -n "$rel_cma_before" ]; then
-	rel_cma_after=$(rel_cma_free)
-	echo "# CmaFree before load ${rel_cma_before} kB, after unload ${rel_cma_after} kB"
-	# Movable allocations borrow CMA pages: allow 32 KiB of that noise, half of
-	# the 64 KiB buffer that a free through the page allocator loses.
-	if [ "$rel_cma_after" -ge $((rel_cma_before - 32)) ]; then
-		tap_ok rmem-cma-free-back-to-baseline
-	else
-		tap_fail rmem-cma-free-back-to-baseline "CmaFree ${rel_cma_before} kB -> ${rel_cma_after} kB"
-	fi
+	echo "# CmaFree before load ${rel_cma_before} kB, after unload $(rel_cma_free) kB," \
+		"per-CPU lists $(rel_pcp_kb) kB"
 fi
 [ $rel_brd = 1 ] && rmmod brd
 if lsmod | grep -q '^u_dma_buf'; then

@@ -16,7 +16,11 @@
  *    free, and reusing the name of a buffer being removed is clean;
  *  - rmem.*: a device-tree buffer with a memory-region, held by a mapping
  *    across unbind and bind, then released: the other buffer of the same
- *    device keeps its pool (suite.sh checks the kernel log and CmaFree).
+ *    device keeps its pool (suite.sh checks the kernel log and CmaFree);
+ *  - dma_offset.*: a buffer on a bus with an offset dma-ranges, exported
+ *    and mapped across an unbind: no sync through the torn-down map, and
+ *    the memory is freed only with a driver bound (suite.sh checks the
+ *    kernel log for each case).
  *
  * Environment (suite.sh): REL_SECONDS (stress time per test, default 10),
  * REL_RMEM_NODES (device-tree nodes for rmem, space separated; unset: skip).
@@ -34,6 +38,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <linux/dma-buf.h>
 #include <linux/u-dma-buf-ioctl.h>
 
 #include "harness.h"
@@ -498,7 +503,7 @@ static void round_trip(const char *node, size_t size, unsigned int seed)
 	fd = open(path, O_RDWR);
 	ASSERT_OK(fd);
 	ut_fill(buf, size, 0, seed);
-	EXPECT_EQ(ut_pwrite_all(fd, buf, size, 0), (long)size);
+	EXPECT_EQ(ut_pwrite_all(fd, buf, size, 0), 0L);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_PATTERN(p, size, 0, seed);
@@ -542,6 +547,91 @@ TEST(rmem_release_keeps_the_other_buffers_pool)
 		n++;
 	}
 	EXPECT_GT(n, 0);
+}
+
+/* ------------------------------------------------------------ defect 2 */
+
+#define DO_NODE	"udmabuf-dt-offset"
+#define DO_SIZE	0x10000
+
+FIXTURE(dma_offset) {
+	char pdev[256];
+	int dfd;
+	uint32_t *p;
+};
+
+/* A dma-buf of the whole buffer, mapped, holding a pattern. */
+FIXTURE_SETUP(dma_offset)
+{
+	struct u_dma_buf_ioctl_export_args args;
+	uint64_t dma = 0;
+	int fd;
+
+	self->dfd = -1;
+	self->p = MAP_FAILED;
+	self->pdev[0] = '\0';
+	if (pdev_of_node(DO_NODE, self->pdev, sizeof(self->pdev)))
+		SKIP("no " DO_NODE " node (tests/qemu/dt/15-u-dma-buf-dma-offset.dtsi)");
+	ASSERT_OK(ut_sysfs_u64("u-dma-buf", DO_NODE, "phys_addr", 0, &dma));
+	/* The offset is in effect: DMA addresses start at 0, below all RAM. */
+	ASSERT_LT(dma, 0x40000000ULL);
+	fd = open("/dev/" DO_NODE, O_RDWR);
+	ASSERT_OK(fd);
+	memset(&args, 0, sizeof(args));
+	args.flags = O_RDWR | O_CLOEXEC;
+	args.size = DO_SIZE;
+	EXPECT_OK(ioctl(fd, U_DMA_BUF_IOCTL_EXPORT, &args));
+	close(fd);
+	self->dfd = args.fd;
+	ASSERT_OK(self->dfd);
+	self->p = mmap(NULL, DO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, self->dfd, 0);
+	ASSERT_TRUE(self->p != MAP_FAILED);
+	ut_fill(self->p, DO_SIZE, 0, 7);
+	ASSERT_OK(write_str(DRV "/unbind", self->pdev));
+}
+
+FIXTURE_TEARDOWN(dma_offset)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, DO_SIZE);
+	if (self->dfd >= 0)
+		close(self->dfd);
+	if (self->pdev[0])
+		write_str(DRV "/bind", self->pdev);
+}
+
+static int dmabuf_sync(int dfd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { flags };
+
+	return ioctl(dfd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+}
+
+/*
+ * The unbind freed the device's dma-ranges map: a sync through it would
+ * reach the wrong physical address (before the fix: a fault, or silent
+ * cache maintenance on somebody else's memory).  The mapping keeps the
+ * data; with the driver bound again the memory goes back at the close.
+ */
+TEST_F(dma_offset, sync_after_unbind_refused_then_freed_after_rebind)
+{
+	EXPECT_EQ(dmabuf_sync(self->dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), -ENODEV);
+	EXPECT_EQ(dmabuf_sync(self->dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW), -ENODEV);
+	ASSERT_PATTERN(self->p, DO_SIZE, 0, 7);
+	ASSERT_OK(write_str(DRV "/bind", self->pdev));
+	munmap(self->p, DO_SIZE);
+	self->p = MAP_FAILED;
+	close(self->dfd);	/* the last user: freed through the DMA API again */
+	self->dfd = -1;
+}
+
+/* Released while no driver is bound: kept (and logged), never misfreed. */
+TEST_F(dma_offset, release_while_unbound_keeps_memory)
+{
+	munmap(self->p, DO_SIZE);
+	self->p = MAP_FAILED;
+	close(self->dfd);
+	self->dfd = -1;
 }
 
 TEST_HARNESS_MAIN
