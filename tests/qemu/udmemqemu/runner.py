@@ -79,10 +79,13 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
 # ---------------------------------------------------------------- host tests
 
 def run_host_steps():
-    """Host-side checks: every tests/unit/**/Makefile `check` target, TAP out."""
+    """Host-side checks: every tests/unit/**/Makefile `check` target and the short
+    fuzz run of tests/fuzz, TAP out."""
     results = []
-    for mk in sorted(glob.glob(os.path.join(TOP, "tests", "unit", "**", "Makefile"),
-                               recursive=True)):
+    makefiles = sorted(glob.glob(os.path.join(TOP, "tests", "unit", "**", "Makefile"),
+                                 recursive=True))
+    makefiles.append(os.path.join(TOP, "tests", "fuzz", "Makefile"))
+    for mk in makefiles:
         d = os.path.dirname(mk)
         rel = os.path.relpath(d, TOP)
         p = subprocess.run(["make", "-s", "-C", d, "check"], capture_output=True,
