@@ -70,4 +70,17 @@ static inline struct device *udmem_bus_find_device_by_name(const struct bus_type
 	return bus_find_device_by_name((void *)bus, NULL, name);
 }
 
+/* Likewise for the bus notifier calls (const since 6.3). */
+static inline int udmem_bus_register_notifier(const struct bus_type *bus,
+					      struct notifier_block *nb)
+{
+	return bus_register_notifier((void *)bus, nb);
+}
+
+static inline int udmem_bus_unregister_notifier(const struct bus_type *bus,
+						struct notifier_block *nb)
+{
+	return bus_unregister_notifier((void *)bus, nb);
+}
+
 #endif /* UDMEM_COMPAT_H */

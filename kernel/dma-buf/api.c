@@ -141,7 +141,7 @@ int u_dma_buf_device_remove(struct device *dev)
 
 	mutex_lock(&udmabuf_registry_lock);
 	buf = udmabuf_find_dev_locked(dev);
-	if (!buf || !buf->sys_dev) {
+	if (!buf || !buf->sys_dev || buf->claimed) {
 		mutex_unlock(&udmabuf_registry_lock);
 		return -ENOENT;
 	}
@@ -149,8 +149,9 @@ int u_dma_buf_device_remove(struct device *dev)
 		mutex_unlock(&udmabuf_registry_lock);
 		return -EBUSY;
 	}
-	/* No open() can find it from here on. */
+	/* No open() can find it from here on, nor another remover. */
 	udmabuf_hide_locked(buf);
+	buf->claimed = true;
 	buf->origin = UDMABUF_ORIGIN_STATIC;
 	list_for_each_entry(entry, &udmabuf_managed_pdevs, node) {
 		if (buf->pdev && entry->pdev == buf->pdev) {
@@ -244,7 +245,9 @@ static struct udmabuf *udmabuf_first_managed_child(void)
 
 	mutex_lock(&udmabuf_registry_lock);
 	list_for_each_entry(buf, &udmabuf_list, node) {
-		if (buf->origin == UDMABUF_ORIGIN_MANAGED && !buf->pdev && buf->sys_dev) {
+		if (buf->origin == UDMABUF_ORIGIN_MANAGED && !buf->pdev && buf->sys_dev &&
+		    !buf->claimed) {
+			buf->claimed = true;
 			found = buf;
 			break;
 		}

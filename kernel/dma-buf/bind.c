@@ -13,6 +13,8 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/string.h>
@@ -145,14 +147,107 @@ int __init udmabuf_static_create(int i)
 
 void udmabuf_static_remove_all(void)
 {
+	struct udmabuf *child;
 	int i;
 
 	for (i = 0; i < UDMABUF_STATIC_MAX; i++) {
 		if (udmabuf_static_pdev[i])
 			platform_device_unregister(udmabuf_static_pdev[i]);
-		if (udmabuf_static_child[i])
-			udmabuf_remove(udmabuf_static_child[i]);
 		udmabuf_static_pdev[i] = NULL;
+		/* The parent may have gone first and taken the buffer with it. */
+		mutex_lock(&udmabuf_registry_lock);
+		child = udmabuf_static_child[i];
 		udmabuf_static_child[i] = NULL;
+		if (child)
+			child->claimed = true;
+		mutex_unlock(&udmabuf_registry_lock);
+		if (child)
+			udmabuf_remove(child);
+	}
+}
+
+/*
+ * A buffer bound to @dev that nobody else is removing, claimed for removal
+ * with its creator's reference; NULL when none is left.
+ */
+static struct udmabuf *udmabuf_claim_child_of(struct device *dev)
+{
+	struct udmabuf *buf, *found = NULL;
+	int i;
+
+	mutex_lock(&udmabuf_registry_lock);
+	list_for_each_entry(buf, &udmabuf_list, node) {
+		if (buf->dma_dev == dev && !buf->pdev && buf->sys_dev && !buf->claimed) {
+			buf->claimed = true;
+			found = buf;
+			break;
+		}
+	}
+	for (i = 0; found && i < UDMABUF_STATIC_MAX; i++)
+		if (udmabuf_static_child[i] == found)
+			udmabuf_static_child[i] = NULL;
+	mutex_unlock(&udmabuf_registry_lock);
+	return found;
+}
+
+/*
+ * A parent that goes away (PCI hot-remove or sysfs remove, an overlay, a
+ * platform device unregistered) takes its buffers with it: their class
+ * devices are its children in sysfs, and its DMA setup goes.  They are
+ * removed as by an unbind: busy ones live on for their users, detached.
+ */
+static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action,
+				 void *data)
+{
+	struct device *dev = data;
+	struct udmabuf *buf;
+	int n = 0;
+
+	if (action != BUS_NOTIFY_DEL_DEVICE)
+		return NOTIFY_DONE;
+	while ((buf = udmabuf_claim_child_of(dev))) {
+		dev_info(dev, "removing buffer %s with its parent\n", buf->name);
+		udmabuf_remove(buf);
+		n++;
+	}
+	return n ? NOTIFY_OK : NOTIFY_DONE;
+}
+
+static struct notifier_block udmabuf_parent_nb[ARRAY_SIZE(u_dma_buf_available_bus_type_list) + 1];
+
+/* Watch every bus a parent can be on (the list, and the platform bus). */
+int __init udmabuf_parent_watch_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(udmabuf_parent_nb); i++) {
+		const struct bus_type *bus = i ? u_dma_buf_available_bus_type_list[i - 1] :
+					     &platform_bus_type;
+
+		if (!bus)
+			break;
+		udmabuf_parent_nb[i].notifier_call = udmabuf_parent_notify;
+		ret = udmem_bus_register_notifier(bus, &udmabuf_parent_nb[i]);
+		if (ret) {
+			udmabuf_parent_nb[i].notifier_call = NULL;
+			udmabuf_parent_watch_exit();
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void udmabuf_parent_watch_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(udmabuf_parent_nb) - 1; i >= 0; i--) {
+		const struct bus_type *bus = i ? u_dma_buf_available_bus_type_list[i - 1] :
+					     &platform_bus_type;
+
+		if (!udmabuf_parent_nb[i].notifier_call)
+			continue;
+		udmem_bus_unregister_notifier(bus, &udmabuf_parent_nb[i]);
+		udmabuf_parent_nb[i].notifier_call = NULL;
 	}
 }

@@ -65,6 +65,9 @@ static int __init udmabuf_module_init(void)
 	ret = udmabuf_registry_init();
 	if (ret)
 		return ret;
+	ret = udmabuf_parent_watch_init();
+	if (ret)
+		goto err_registry_exit;
 
 	/* Module-parameter buffers own their minors before any probe runs. */
 	for (i = 0; i < UDMABUF_STATIC_MAX; i++)
@@ -73,7 +76,7 @@ static int __init udmabuf_module_init(void)
 
 	ret = platform_driver_register(&udmabuf_platform_driver);
 	if (ret)
-		goto err_registry_exit;
+		goto err_watch_exit;
 	for (i = 0; i < UDMABUF_STATIC_MAX; i++) {
 		if (!udmabuf_static_size[i])
 			continue;
@@ -92,6 +95,8 @@ static int __init udmabuf_module_init(void)
 err_remove_static:
 	udmabuf_static_remove_all();
 	platform_driver_unregister(&udmabuf_platform_driver);
+err_watch_exit:
+	udmabuf_parent_watch_exit();
 err_registry_exit:
 	udmabuf_registry_exit();
 	return ret;
@@ -99,6 +104,7 @@ err_registry_exit:
 
 static void __exit udmabuf_module_exit(void)
 {
+	udmabuf_parent_watch_exit();
 	udmabuf_static_remove_all();
 	udmabuf_api_remove_all();
 	/* The device-tree buffers go with the driver. */

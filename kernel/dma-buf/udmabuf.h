@@ -80,6 +80,7 @@ struct udmabuf {
 	struct device *dma_dev;		/* referenced until the memory is freed */
 	struct platform_device *pdev;	/* the platform device we made, if any */
 	bool rmem;			/* a user of dma_dev's memory-region */
+	bool claimed;			/* its removal is under way (registry lock) */
 	bool detached;
 
 	u64 size;			/* as requested */
@@ -166,6 +167,8 @@ struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
 				     struct device *parent);
 int udmabuf_static_create(int i);
 void udmabuf_static_remove_all(void);
+int udmabuf_parent_watch_init(void);
+void udmabuf_parent_watch_exit(void);
 
 /* pcie.c: the port-service bus, or NULL (also without CONFIG_PCIEPORTBUS) */
 #if IS_ENABLED(CONFIG_PCIEPORTBUS)

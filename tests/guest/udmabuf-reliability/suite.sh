@@ -98,6 +98,37 @@ else
 	tap_skip dma-offset "no device tree here: no bus with dma-ranges"
 fi
 
+# A buffer bound to a PCI device that goes away (hot-remove): the buffer goes
+# with it, nothing dangles under the removed device, and a rescan brings
+# the device back for a new buffer.
+rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
+if [ -n "$rel_edu" ] && [ -w "$rel_edu/remove" ]; then
+	rel_mark
+	rel_pci=${rel_edu##*/}
+	if echo "create udmem-rel-pci 0x10000 bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
+		tap_ok pci-remove/create-bound
+	else
+		tap_fail pci-remove/create-bound "manager create on pci/$rel_pci failed"
+	fi
+	echo 1 > "$rel_edu/remove"
+	if [ -e /dev/udmem-rel-pci ] || [ -e /sys/class/u-dma-buf/udmem-rel-pci ]; then
+		tap_fail pci-remove/buffer-gone "/dev/udmem-rel-pci outlived its PCI device"
+	else
+		tap_ok pci-remove/buffer-gone
+	fi
+	echo 1 > /sys/bus/pci/rescan
+	if [ -e "$rel_edu" ] &&
+	   echo "create udmem-rel-pci 0x10000 bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr &&
+	   echo "delete udmem-rel-pci" > /dev/u-dma-buf-mgr; then
+		tap_ok pci-remove/rescan-create-delete
+	else
+		tap_fail pci-remove/rescan-create-delete "no buffer on pci/$rel_pci after a rescan"
+	fi
+	rel_log_clean pci-remove/log-clean
+else
+	tap_skip pci-remove "no removable edu PCI device in this guest"
+fi
+
 # Last: before its fix this one left bad pages behind (and could hang).
 if [ "$UDMEM_HAS_DT" = 1 ]; then
 	rel_nodes=
