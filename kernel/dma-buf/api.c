@@ -72,14 +72,14 @@ EXPORT_SYMBOL(u_dma_buf_device_search);
  * u_dma_buf_device_create() - create a buffer
  * @name: device name, or NULL for "udmabuf<minor>"
  * @id: minor number, or negative for the lowest free one
- * @size: size in bytes (any size, including 4 GiB and more)
+ * @size: size in bytes (4 GiB and more on 64-bit kernels)
  * @option: [7:0] DMA mask width (0: the dma_mask_bit parameter),
  *	[12:10] mmap mode (0: the quirk_mmap_mode parameter)
  * @parent: device to allocate for, or NULL for a new platform device
  *
  * Return: the buffer's device (see u_dma_buf_device_search()) or ERR_PTR.
  */
-struct device *u_dma_buf_device_create(const char *name, int id, u64 size,
+struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 				       u64 option, struct device *parent)
 {
 	struct udmabuf_managed_pdev *entry;

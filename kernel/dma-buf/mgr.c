@@ -112,6 +112,8 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 	}
 	if (!have_size || !size)
 		return -EINVAL;
+	if (size > SIZE_MAX)
+		return -E2BIG;		/* a 32-bit kernel's limit */
 	if (devname) {
 		parent = udmabuf_mgr_find_device(bus, devname);
 		if (!parent)

@@ -11,6 +11,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/idr.h>
+#include <linux/iommu.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -75,6 +76,10 @@ static int udmabuf_minor_alloc_locked(struct udmabuf *buf, int want)
 	if (want >= 0) {
 		if (want >= UDMABUF_MINORS)
 			return -EINVAL;
+		/* A udmabufN= buffer's minor is its own, even against a DT node. */
+		if (test_bit(want, udmabuf_reserved_minors) &&
+		    buf->origin != UDMABUF_ORIGIN_STATIC)
+			return -EBUSY;
 		m = idr_alloc(&udmabuf_minors, buf, want, want + 1, GFP_KERNEL);
 		return m == -ENOSPC ? -EBUSY : m;
 	}
@@ -95,6 +100,26 @@ static int udmabuf_minor_alloc_locked(struct udmabuf *buf, int want)
 	return -ENOSPC;
 }
 
+/* The type of the IOMMU domain the device's DMA goes through, by name. */
+static const char *udmabuf_iommu_domain_name(struct device *dev)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
+
+	if (!domain)
+		return "NONE";
+	switch (domain->type) {
+	case IOMMU_DOMAIN_BLOCKED:
+		return "BLOCKED";
+	case IOMMU_DOMAIN_IDENTITY:
+		return "IDENTITY";
+	case IOMMU_DOMAIN_UNMANAGED:
+		return "UNMANAGED";
+	default:
+		/* DMA and DMA_FQ (lazy invalidation) both translate for the DMA API. */
+		return domain->type & __IOMMU_DOMAIN_DMA_API ? "DMA" : "UNKNOWN";
+	}
+}
+
 static void udmabuf_info(struct udmabuf *buf)
 {
 	struct device *dev = buf->sys_dev;
@@ -113,6 +138,7 @@ static void udmabuf_info(struct udmabuf *buf)
 		dev_info(dev, "dma coherent   = %d\n", udmabuf_dma_coherent(buf));
 		dev_info(dev, "dma mask       = 0x%016llx\n",
 			 buf->dma_dev->dma_mask ? *buf->dma_dev->dma_mask : 0ULL);
+		dev_info(dev, "iommu domain   = %s\n", udmabuf_iommu_domain_name(buf->dma_dev));
 		dev_info(dev, "mmap mode      = %d (%s)\n", buf->quirk_mmap_mode,
 			 buf->pages ? "pages" : buf->pfn_ok ? "pfn, whole range at mmap" :
 			 "dma_mmap_coherent");

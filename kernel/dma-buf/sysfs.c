@@ -15,6 +15,14 @@
 
 #include "udmabuf.h"
 
+/*
+ * DEVICE_ATTR_RW() with the original driver's 0664: udev rules that hand a
+ * buffer to a group rely on the group's write access.
+ */
+#define UDMABUF_ATTR_RW_GROUP(_name)					\
+	struct device_attribute dev_attr_##_name =			\
+		__ATTR(_name, 0664, _name##_show, _name##_store)
+
 static ssize_t driver_version_show(struct device *dev, struct device_attribute *attr,
 				   char *page)
 {
@@ -110,7 +118,7 @@ static ssize_t sync_mode_store(struct device *dev, struct device_attribute *attr
 
 	return udmabuf_store_u32(buf, &buf->sync_mode, UDMABUF_SYNC_MODE_MAX, page, count);
 }
-static DEVICE_ATTR_RW(sync_mode);
+static UDMABUF_ATTR_RW_GROUP(sync_mode);
 
 static ssize_t sync_offset_show(struct device *dev, struct device_attribute *attr, char *page)
 {
@@ -126,7 +134,7 @@ static ssize_t sync_offset_store(struct device *dev, struct device_attribute *at
 
 	return udmabuf_store_u64(buf, &buf->sync_offset, page, count);
 }
-static DEVICE_ATTR_RW(sync_offset);
+static UDMABUF_ATTR_RW_GROUP(sync_offset);
 
 static ssize_t sync_size_show(struct device *dev, struct device_attribute *attr, char *page)
 {
@@ -142,7 +150,7 @@ static ssize_t sync_size_store(struct device *dev, struct device_attribute *attr
 
 	return udmabuf_store_u64(buf, &buf->sync_size, page, count);
 }
-static DEVICE_ATTR_RW(sync_size);
+static UDMABUF_ATTR_RW_GROUP(sync_size);
 
 static ssize_t sync_direction_show(struct device *dev, struct device_attribute *attr, char *page)
 {
@@ -158,7 +166,7 @@ static ssize_t sync_direction_store(struct device *dev, struct device_attribute 
 
 	return udmabuf_store_u32(buf, &buf->sync_direction, UDMEM_SYNC_FROM_DEVICE, page, count);
 }
-static DEVICE_ATTR_RW(sync_direction);
+static UDMABUF_ATTR_RW_GROUP(sync_direction);
 
 /*
  * debug_vma and debug_export are attributes of the reference driver's
@@ -179,7 +187,7 @@ static ssize_t debug_vma_store(struct device *dev, struct device_attribute *attr
 
 	return udmabuf_store_u32(buf, &buf->debug_vma, 3, page, count);
 }
-static DEVICE_ATTR_RW(debug_vma);
+static UDMABUF_ATTR_RW_GROUP(debug_vma);
 
 static ssize_t debug_export_show(struct device *dev, struct device_attribute *attr, char *page)
 {
@@ -195,7 +203,7 @@ static ssize_t debug_export_store(struct device *dev, struct device_attribute *a
 
 	return udmabuf_store_u32(buf, &buf->debug_export, 1, page, count);
 }
-static DEVICE_ATTR_RW(debug_export);
+static UDMABUF_ATTR_RW_GROUP(debug_export);
 
 static ssize_t sync_owner_show(struct device *dev, struct device_attribute *attr, char *page)
 {
@@ -242,7 +250,7 @@ static ssize_t sync_for_cpu_store(struct device *dev, struct device_attribute *a
 {
 	return udmabuf_sync_store(dev, page, count, false);
 }
-static DEVICE_ATTR_RW(sync_for_cpu);
+static UDMABUF_ATTR_RW_GROUP(sync_for_cpu);
 
 static ssize_t sync_for_device_show(struct device *dev, struct device_attribute *attr,
 				    char *page)
@@ -255,7 +263,7 @@ static ssize_t sync_for_device_store(struct device *dev, struct device_attribute
 {
 	return udmabuf_sync_store(dev, page, count, true);
 }
-static DEVICE_ATTR_RW(sync_for_device);
+static UDMABUF_ATTR_RW_GROUP(sync_for_device);
 
 static ssize_t quirk_mmap_mode_show(struct device *dev, struct device_attribute *attr,
 				    char *page)

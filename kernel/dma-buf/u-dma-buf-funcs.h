@@ -2,8 +2,9 @@
 /*
  * u-dma-buf-funcs.h - the in-kernel API of u-dma-buf, used by u-dma-buf-mgr.
  *
- * Same names and meaning as the original driver's in-kernel functions;
- * sizes are u64 so that buffers of 4 GiB and more can be created.
+ * Same names, meaning and parameter types as the original driver's
+ * in-kernel functions, so that a module built against its header links
+ * and works here, on 32-bit kernels too.
  */
 #ifndef UDMEM_U_DMA_BUF_FUNCS_H
 #define UDMEM_U_DMA_BUF_FUNCS_H
@@ -18,7 +19,7 @@
 #define U_DMA_BUF_OPTION_MMAP_MODE_MASK		0x7
 
 struct device *u_dma_buf_device_search(const char *name, int id);
-struct device *u_dma_buf_device_create(const char *name, int id, u64 size,
+struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 				       u64 option, struct device *parent);
 int u_dma_buf_device_remove(struct device *dev);
 int u_dma_buf_device_getmap(struct device *dev, size_t *size, void **virt,

@@ -71,6 +71,8 @@ tap_eq dt/minor-number-names-udmabufN "16384 200" \
 	"$(ut_attr udmabuf200 size) $(ut_minor udmabuf200)"
 tap_eq dt/device-name-with-minor "16384 201" \
 	"$(ut_attr udmabuf-dt-named size) $(ut_minor udmabuf-dt-named)"
+tap_eq dt/minor-7-free-taken-by-node "16384 7" \
+	"$(ut_attr udmabuf-dt-minor7 size) $(ut_minor udmabuf-dt-minor7)"
 _pd=$(ut_pdev udmabuf-dt-noname)
 if [ -z "$_pd" ]; then
 	tap_fail dt/no-name-uses-device-name "no platform device for udmabuf-dt-noname"
@@ -187,4 +189,26 @@ if [ -e "$UT_CLS/udmabuf-dt-u32" ] || [ -e "$UT_CLS/udmabuf-fabric-low" ]; then
 	tap_fail dt/rmmod-removes-dt-buffers "buffers remain after rmmod"
 else
 	tap_ok dt/rmmod-removes-dt-buffers
+fi
+
+# ---- a udmabufN= buffer owns minor N: a device-tree node asking for it
+# fails, at load and when bound again later (the original driver's rule)
+ut_dmesg_mark
+if ut_load udmabuf7=0x1000; then
+	tap_eq dt/minor-7-param-wins "4096 7" "$(ut_attr udmabuf7 size) $(ut_minor udmabuf7)"
+	if [ -e "$UT_CLS/udmabuf-dt-minor7" ]; then
+		tap_fail dt/minor-7-node-refused "udmabuf-dt-minor7 exists beside udmabuf7"
+	else
+		tap_ok dt/minor-7-node-refused
+	fi
+	_pd=$(ut_pdev udmabuf-dt-minor7)
+	if [ -n "$_pd" ] && ! echo "$_pd" > "$UT_DRV/bind" 2>/dev/null &&
+	   [ ! -e "$UT_CLS/udmabuf-dt-minor7" ]; then
+		tap_ok dt/minor-7-node-refused-on-bind
+	else
+		tap_fail dt/minor-7-node-refused-on-bind "node ${_pd:-?} bound with minor 7 taken"
+	fi
+	ut_unload
+else
+	tap_fail dt/minor-7-param-wins "$ut_load_out"
 fi

@@ -133,6 +133,16 @@ fi
 if ut_load udmabuf0=0x40000 udmabuf1=65537 udmabuf2=0x2000 udmabuf3=0x3000 \
 	   udmabuf4=0x4000 udmabuf5=0x5000 udmabuf6=0x6000 udmabuf7=0x7000; then
 	tap_ok param/load-eight-buffers
+	# The original's modes: writable attributes are group-writable (udev rules
+	# hand buffers to a group), the others read-only.
+	_modes=
+	for a in sync_mode sync_offset sync_size sync_direction sync_for_cpu \
+		 sync_for_device debug_vma debug_export sync_owner size phys_addr; do
+		_modes="$_modes $a=$(stat -c %a "$UT_CLS/udmabuf0/$a" 2>/dev/null)"
+	done
+	tap_eq sysfs/attribute-modes-as-reference \
+		" sync_mode=664 sync_offset=664 sync_size=664 sync_direction=664 sync_for_cpu=664 sync_for_device=664 debug_vma=664 debug_export=664 sync_owner=444 size=444 phys_addr=444" \
+		"$_modes"
 	_bad=""
 	for n in 0 1 2 3 4 5 6 7; do
 		case $n in

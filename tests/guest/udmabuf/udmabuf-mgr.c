@@ -335,7 +335,7 @@ TEST(bad_names_einval)
 	EXPECT_EXISTS("ut", 0);
 }
 
-TEST(delete_unknown_einval)
+TEST(delete_unknown_enoent)
 {
 	EXPECT_MGR_ERR("delete ut-nosuch\n", ENOENT, ENOENT);
 	ut_drop("ut-x1");
