@@ -137,11 +137,12 @@ int udmem_buffer_create(const char *name, uint64_t size,
 			unsigned int dma_mask_bits, enum udmem_mmap_mode mode);
 
 /**
- * @brief Delete a buffer made by the manager or by module parameters.
+ * @brief Delete a buffer made by the manager.
  * @param name Device name.
- * @return 0; -ENOENT if there is no such buffer; -ENODEV if the manager is
- *         not loaded; -EBUSY or -EINVAL from the manager when the buffer
- *         is in use or was not created through it (device tree).
+ * @return 0; -ENOENT if there is no such buffer or it was not made by the
+ *         manager (module parameters, device tree); -ENODEV if the manager
+ *         is not loaded; -EBUSY while the buffer is open, mapped or
+ *         exported.
  */
 int udmem_buffer_delete(const char *name);
 
