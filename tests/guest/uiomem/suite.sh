@@ -79,6 +79,9 @@ else
 	tap_fail load-module "insmod uiomem failed"
 fi
 
+# The region parameters must be refused by a locked-down kernel.
+udmem_run uiomem-params
+
 # --- 2. a module-parameter region on the ivshmem BAR: ABI and host round trip
 BAR=$(ivshmem_bar)
 if [ -z "$BAR" ]; then
