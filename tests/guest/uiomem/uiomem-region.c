@@ -7,6 +7,7 @@
  * above it.  $UIOMEM_EXPECT_LINE, when set, is the cache line size the query
  * must report.
  */
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -549,6 +550,100 @@ TEST(concurrent_calls_all_succeed)
 	}
 	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_GT(b.sync_calls, a.sync_calls);
+}
+
+struct mmap_loop {
+	int fd;
+	volatile int stop;
+	unsigned long maps;
+	unsigned long failed;
+};
+
+/* mmap() takes mmap_lock, then the driver's lock. */
+static void *mmap_loop(void *arg)
+{
+	struct mmap_loop *m = arg;
+
+	while (!m->stop) {
+		void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, SCRATCH);
+
+		if (p == MAP_FAILED) {
+			m->failed++;
+			continue;
+		}
+		munmap(p, 8192);
+		m->maps++;
+	}
+	return NULL;
+}
+
+/*
+ * The reader's copy_to_user() faults on every page of a fresh anonymous
+ * buffer and so takes mmap_lock, while the other thread holds mmap_lock in
+ * mmap() of the region.  The buffer is new each time because kernels with
+ * per-VMA locks (6.4+) still need mmap_lock for the first fault of an
+ * anonymous mapping (it has no anon_vma yet).  Exit 0 if all calls worked.
+ */
+static int read_vs_mmap(int secs)
+{
+	const size_t len = 0x10000;
+	struct mmap_loop m = { .fd = ut_uiomem_open(O_RDWR) };
+	time_t end = time(NULL) + secs;
+	unsigned long reads = 0, bad = 0;
+	pthread_t t;
+
+	if (m.fd < 0 || pthread_create(&t, NULL, mmap_loop, &m))
+		return 2;
+	while (time(NULL) < end) {
+		void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (buf == MAP_FAILED)
+			return 2;
+		bad += pread(m.fd, buf, len, SCRATCH) != (ssize_t)len;
+		munmap(buf, len);
+		reads++;
+	}
+	m.stop = 1;
+	pthread_join(t, NULL);
+	printf("# %lu reads, %lu mmaps in %d s\n", reads, m.maps, secs);
+	return bad || m.failed || !reads || !m.maps;
+}
+
+/*
+ * read() into memory that faults while another thread of the process maps
+ * the region: no lock order inversion between the driver and mmap_lock.
+ * Runs $UIOMEM_DEADLOCK_SECONDS (default 10); a worker still running well
+ * after that is deadlocked and is killed (the driver's lock waits are
+ * interruptible, so that frees it).
+ */
+TEST(read_faulting_buffer_vs_mmap_no_deadlock)
+{
+	int secs = atoi(ut_env("UIOMEM_DEADLOCK_SECONDS", "10"));
+	int status, waited;
+	size_t size;
+	pid_t pid;
+
+	close(open_region(O_RDWR, &size));
+	if (secs <= 0 || secs > UT_TIMEOUT / 2)
+		secs = 10;
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(read_vs_mmap(secs));
+	for (waited = 0; waited < 4 * (secs + 10); waited++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(250000);
+	}
+	if (waited == 4 * (secs + 10)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		UT_CHECK(0, 1, "reader and mapper still running %d s after their %d s: deadlock",
+			 secs + 10, secs);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST_HARNESS_MAIN
