@@ -68,10 +68,14 @@ static int uiomem_read_chunk(struct uiomem *um, void *bounce, loff_t pos,
 		mutex_unlock(&um->lock);
 		return -ENODEV;
 	}
-	uiomem_sync_for_cpu(um, pos, n, UDMEM_SYNC_FROM_DEVICE);
+	/*
+	 * Flushes, not invalidates: a reader must not discard what a writer
+	 * through a cached mapping has not yet written back.
+	 */
+	uiomem_sync_flush(um, pos, n, 0);
 	memcpy(bounce, um->vaddr + pos, n);
 	/* Lines the copy pulled in must not hide the device's next writes. */
-	uiomem_sync_for_device(um, pos, n, UDMEM_SYNC_FROM_DEVICE);
+	uiomem_sync_flush(um, pos, n, 1);
 	mutex_unlock(&um->lock);
 	return 0;
 }

@@ -199,6 +199,63 @@ TEST(sync_counts_lines_and_barriers)
 	EXPECT_EQ(a.sync_barriers - b.sync_barriers, 0);
 }
 
+/*
+ * Syncs that invalidate discard lines other writers dirtied: they need a
+ * file open for writing (EBADF otherwise); cleans and no-ops do not.
+ */
+static void check_sync_permissions(int fd, int writable)
+{
+	static const struct {
+		uint32_t flags;
+		int discards;
+	} syncs[] = {
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 1 },
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_RW, 1 },
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_WRITE, 0 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_READ, 1 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_RW, 0 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(syncs) / sizeof(syncs[0]); i++) {
+		errno = 0;
+		if (syncs[i].discards && !writable)
+			UT_CHECK(ut_uiomem_sync(fd, syncs[i].flags, SCRATCH, 4096) == -1 &&
+				 errno == EBADF, 0, "sync flags 0x%x on O_RDONLY: errno %d, want EBADF",
+				 syncs[i].flags, errno);
+		else
+			UT_CHECK(ut_uiomem_sync(fd, syncs[i].flags, SCRATCH, 4096) == 0, 0,
+				 "sync flags 0x%x (writable %d) failed: %s", syncs[i].flags,
+				 writable, strerror(errno));
+	}
+}
+
+TEST(sync_invalidate_on_readonly_file_is_ebadf)
+{
+	struct uiomem_query q;
+	uint8_t buf[64];
+	size_t size;
+	int fd = open_region(O_RDONLY, &size);
+
+	check_sync_permissions(fd, 0);
+	/* Bad flags still win, and the read-only file still reads and queries. */
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_START, SCRATCH, 64), EINVAL);
+	EXPECT_EQ(pread(fd, buf, sizeof(buf), SCRATCH), (ssize_t)sizeof(buf));
+	EXPECT_OK(ut_uiomem_query(fd, &q));
+}
+
+TEST(sync_invalidate_on_writable_file_works)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	check_sync_permissions(fd, 1);
+	close(fd);
+	fd = open_region(O_WRONLY, &size);
+	check_sync_permissions(fd, 1);
+}
+
 /* Bytes next to an invalidated range, in its edge lines, keep CPU writes. */
 TEST(sync_invalidate_keeps_neighbours_in_edge_lines)
 {
