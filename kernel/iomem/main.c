@@ -78,7 +78,7 @@ static struct platform_device *uiomem_static_pdev[UIOMEM_STATIC_DEVICES];
 static void uiomem_static_create(int n)
 {
 	phys_addr_t addr = uiomem_static_addr[n];
-	size_t size = uiomem_static_size[n];
+	resource_size_t size = uiomem_static_size[n];
 	struct property_entry props[] = {
 		PROPERTY_ENTRY_U32("minor-number", n),
 		{ }

@@ -295,6 +295,11 @@ static int uiomem_probe(struct platform_device *pdev)
 			&res);
 		return -EBUSY;
 	}
+	/* The kernel alias must fit the virtual address space (32-bit LPAE). */
+	if ((size_t)um->size != um->size) {
+		dev_err(dev, "region %pR is larger than this kernel can map\n", &res);
+		return -E2BIG;
+	}
 	um->vaddr = devm_memremap(dev, um->phys, um->size, MEMREMAP_WB);
 	if (IS_ERR(um->vaddr)) {
 		dev_err(dev, "cannot map region %pR write-back\n", &res);
@@ -311,7 +316,7 @@ static int uiomem_probe(struct platform_device *pdev)
 		return ret;
 
 	if (uiomem_info_enable)
-		dev_info(&um->dev, "%pR minor %d size %zu sync_mode %u cache line %u\n",
+		dev_info(&um->dev, "%pR minor %d size %llu sync_mode %u cache line %u\n",
 			 &res, minor, um->size, um->sync_mode, uiomem_cache_line);
 	return 0;
 }

@@ -29,6 +29,7 @@ static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
 	if (!size || !line || op == UIOMEM_CACHE_NONE)
 		return;
 
+	/* The range lies in the region, whose alias probe made sure fits a size_t. */
 	start = um->phys + offset;
 	end = start + size;
 	if (op == UIOMEM_CACHE_CLEAN)

@@ -68,7 +68,9 @@ extern u32 uiomem_cache_line;
  * @lock: serialises syncs, reads, writes, mmap and the sync_* state
  * @dead: the region was removed; open files get ENODEV
  * @phys: CPU physical address of the region
- * @size: size of the region in bytes (a multiple of PAGE_SIZE)
+ * @size: size of the region in bytes (a multiple of PAGE_SIZE); a u64, as
+ *	a physical range is: on 32-bit kernels with 64-bit physical addresses
+ *	(ARM LPAE) a size_t would truncate a range of 4 GiB or more
  * @vaddr: write-back kernel alias from memremap(), used for read(), write()
  *	and cache maintenance
  * @shareable: the region may overlap other regions (no request_mem_region)
@@ -89,7 +91,7 @@ struct uiomem {
 	struct mutex lock;	/* the fields below @lock in this list */
 	bool dead;
 	phys_addr_t phys;
-	size_t size;
+	u64 size;
 	void *vaddr;
 	bool shareable;
 	u32 sync_mode;
