@@ -18,7 +18,23 @@ static int uiomem_open(struct inode *inode, struct file *file)
 {
 	struct uiomem *um = container_of(inode->i_cdev, struct uiomem, cdev);
 
+	if (mutex_lock_interruptible(&um->lock))
+		return -ERESTARTSYS;
+	if (um->dead) {
+		mutex_unlock(&um->lock);
+		return -ENODEV;
+	}
+	/*
+	 * Every file of the region, whichever device node it was opened
+	 * through, maps through one address space, so that removal finds
+	 * all user mappings there.
+	 */
+	if (!um->map_inode)
+		um->map_inode = igrab(inode);
+	if (um->map_inode)
+		file->f_mapping = um->map_inode->i_mapping;
 	get_device(&um->dev);
+	mutex_unlock(&um->lock);
 	file->private_data = um;
 	return 0;
 }

@@ -172,7 +172,10 @@ static bool uiomem_name_ok(const char *name)
 
 static void uiomem_dev_release(struct device *dev)
 {
-	kfree(container_of(dev, struct uiomem, dev));
+	struct uiomem *um = container_of(dev, struct uiomem, dev);
+
+	iput(um->map_inode);
+	kfree(um);
 }
 
 /* devm actions, undone in reverse order when the probe fails or at unbind. */
@@ -194,12 +197,23 @@ static void uiomem_del(void *data)
 {
 	struct uiomem *um = data;
 
+	struct address_space *mapping = NULL;
+
 	cdev_device_del(&um->cdev, &um->dev);
-	/* Files still open see ENODEV from now on. */
+	/* Files still open see ENODEV from now on, new mmap() calls too. */
 	mutex_lock(&um->lock);
 	um->dead = true;
 	um->vaddr = NULL;
+	if (um->map_inode)
+		mapping = um->map_inode->i_mapping;
 	mutex_unlock(&um->lock);
+	/*
+	 * Revoke the user mappings: the window may be handed to something
+	 * else once it is released.  A later access faults, and the fault
+	 * handler raises SIGBUS.
+	 */
+	if (mapping)
+		unmap_mapping_range(mapping, 0, 0, 1);
 }
 
 /* The class device's name: device-name, else uiomem<minor>, else the parent's. */

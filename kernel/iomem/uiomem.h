@@ -67,6 +67,9 @@ extern u32 uiomem_cache_line;
  * @cdev: the character device, a child of @dev
  * @lock: serialises syncs, reads, writes, mmap and the sync_* state
  * @dead: the region was removed; open files get ENODEV
+ * @map_inode: the inode whose address space every open file of the region
+ *	uses (the first one opened, held): it lists all user mappings, so
+ *	that removal can revoke them
  * @phys: CPU physical address of the region
  * @size: size of the region in bytes (a multiple of PAGE_SIZE); a u64, as
  *	a physical range is: on 32-bit kernels with 64-bit physical addresses
@@ -90,6 +93,7 @@ struct uiomem {
 	struct cdev cdev;
 	struct mutex lock;	/* the fields below @lock in this list */
 	bool dead;
+	struct inode *map_inode;
 	phys_addr_t phys;
 	u64 size;
 	void *vaddr;

@@ -108,6 +108,7 @@ else
 		udmem_run uiomem-peer guest_write
 		udmem_run uiomem-peer zz_bye
 		udmem_run uiomem-region
+		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_revokes_mappings
 
 		# Unbind with the file open: the file gets ENODEV, rebinding works.
 		exec 3< /dev/uiomem0
