@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cache-arm.c - ARMv7 cache maintenance by modified virtual address:
- * DCCMVAC (clean), DCIMVAC (invalidate), DCCIMVAC (both, for the partial
- * lines at the edges of an invalidate), DSB, and the outer cache (PL310)
- * by physical address.
+ * DCCMVAC (clean), DCIMVAC (invalidate), DCCIMVAC (both: a flush, and the
+ * partial lines at the edges of an invalidate), DSB, and the outer cache
+ * (PL310) by physical address.
  */
 #include <linux/pgtable.h>
 #include <asm/barrier.h>
@@ -49,6 +49,16 @@ static unsigned int uiomem_arm_clean(void *vaddr, phys_addr_t paddr,
 	return 1;
 }
 
+static unsigned int uiomem_arm_flush(void *vaddr, phys_addr_t paddr,
+				     size_t size, u32 line)
+{
+	/* Inner first, so the outer cache writes back what the inner held. */
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_dccimvac);
+	dsb(st);
+	outer_flush_range(paddr, paddr + size);
+	return 1;
+}
+
 static unsigned int uiomem_arm_inval(void *vaddr, phys_addr_t paddr,
 				     size_t size, u32 line)
 {
@@ -75,5 +85,6 @@ const struct uiomem_cache_ops uiomem_cache_ops = {
 	.probe = uiomem_arm_probe,
 	.clean = uiomem_arm_clean,
 	.inval = uiomem_arm_inval,
+	.flush = uiomem_arm_flush,
 	.dmacoherent = uiomem_arm_dmacoherent,
 };

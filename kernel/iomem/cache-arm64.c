@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cache-arm64.c - cache maintenance by virtual address to the point of
- * coherency: DC CVAC (clean), DC IVAC (invalidate), DC CIVAC (both, for the
- * partial lines at the edges of an invalidate), then one DSB SY.
+ * coherency: DC CVAC (clean), DC IVAC (invalidate), DC CIVAC (both: a flush,
+ * and the partial lines at the edges of an invalidate), then one DSB SY.
  */
 #include <linux/pgtable.h>
 #include <asm/barrier.h>
@@ -45,6 +45,14 @@ static unsigned int uiomem_arm64_clean(void *vaddr, phys_addr_t paddr,
 	return 1;
 }
 
+static unsigned int uiomem_arm64_flush(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_dc_civac);
+	dsb(sy);
+	return 1;
+}
+
 static unsigned int uiomem_arm64_inval(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
@@ -68,5 +76,6 @@ const struct uiomem_cache_ops uiomem_cache_ops = {
 	.probe = uiomem_arm64_probe,
 	.clean = uiomem_arm64_clean,
 	.inval = uiomem_arm64_inval,
+	.flush = uiomem_arm64_flush,
 	.dmacoherent = uiomem_arm64_dmacoherent,
 };

@@ -28,5 +28,6 @@ const struct uiomem_cache_ops uiomem_cache_ops = {
 	.probe = uiomem_none_probe,
 	.clean = uiomem_none_op,
 	.inval = uiomem_none_op,
+	.flush = uiomem_none_op,
 	.dmacoherent = uiomem_none_dmacoherent,
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cache-riscv.c - Zicbom cache-block maintenance: CBO.CLEAN, CBO.INVAL,
- * CBO.FLUSH (for the partial blocks at the edges of an invalidate), then a
- * FENCE.  The block size is the kernel's, from "riscv,cbom-block-size".
+ * CBO.FLUSH (a flush, and the partial blocks at the edges of an invalidate),
+ * then a FENCE.  The block size is the kernel's, from "riscv,cbom-block-size".
  *
  * Without Zicbom no cached mapping can be kept coherent, so probe() reports
  * 0 and every mapping is made uncached (see docs/device-memory.md).
@@ -58,6 +58,15 @@ static unsigned int uiomem_riscv_clean(void *vaddr, phys_addr_t paddr,
 	return 1;
 }
 
+static unsigned int uiomem_riscv_flush(void *vaddr, phys_addr_t paddr,
+				       size_t size, u32 line)
+{
+	uiomem_walk_lines((unsigned long)vaddr, size, line, uiomem_cbo_flush);
+	/* The CBOs complete before the CPU reads the range again. */
+	mb();
+	return 1;
+}
+
 static unsigned int uiomem_riscv_inval(void *vaddr, phys_addr_t paddr,
 				       size_t size, u32 line)
 {
@@ -81,5 +90,6 @@ const struct uiomem_cache_ops uiomem_cache_ops = {
 	.probe = uiomem_riscv_probe,
 	.clean = uiomem_riscv_clean,
 	.inval = uiomem_riscv_inval,
+	.flush = uiomem_riscv_flush,
 	.dmacoherent = uiomem_riscv_dmacoherent,
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cache-x86.c - x86 has no invalidate without write-back for a range, so
- * both directions flush (CLFLUSHOPT, or CLFLUSH) through the kernel's
+ * every operation flushes (CLFLUSHOPT, or CLFLUSH) through the kernel's
  * clflush_cache_range(), which fences before and after.
  *
  * PAT requires every mapping of a page to have the same memory type, and
@@ -49,6 +49,7 @@ const struct uiomem_cache_ops uiomem_cache_ops = {
 	.probe = uiomem_x86_probe,
 	.clean = uiomem_x86_flush,
 	.inval = uiomem_x86_flush,
+	.flush = uiomem_x86_flush,
 	.dmacoherent = uiomem_x86_dmacoherent,
 	.single_memtype = true,
 };

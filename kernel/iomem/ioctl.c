@@ -44,10 +44,12 @@ static int uiomem_ioctl_query(struct uiomem *um, struct file *file,
 	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
-static int uiomem_ioctl_sync(struct uiomem *um, void __user *arg)
+static int uiomem_ioctl_sync(struct uiomem *um, struct file *file,
+			     void __user *arg)
 {
 	struct uiomem_sync s;
 	enum udmem_sync_dir dir;
+	bool for_device;
 	int ret;
 
 	if (copy_from_user(&s, arg, sizeof(s)))
@@ -69,9 +71,14 @@ static int uiomem_ioctl_sync(struct uiomem *um, void __user *arg)
 		break;
 	}
 
+	for_device = s.flags & UIOMEM_SYNC_END;
+	/* Discarding lines loses other writers' data: it takes a writer. */
+	if (uiomem_sync_may_discard(for_device, dir) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
-	if (s.flags & UIOMEM_SYNC_END)
+	if (for_device)
 		ret = uiomem_sync_for_device(um, s.offset, s.length, dir);
 	else
 		ret = uiomem_sync_for_cpu(um, s.offset, s.length, dir);
@@ -87,7 +94,7 @@ long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case UIOMEM_IOCTL_QUERY:
 		return uiomem_ioctl_query(um, file, (void __user *)arg);
 	case UIOMEM_IOCTL_SYNC:
-		return uiomem_ioctl_sync(um, (void __user *)arg);
+		return uiomem_ioctl_sync(um, file, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -25,38 +25,44 @@
 static ulong uiomem_static_addr[UIOMEM_STATIC_DEVICES];
 static ulong uiomem_static_size[UIOMEM_STATIC_DEVICES];
 
-/* uiomemN_addr / uiomemN_size: region N, /dev/uiomemN with minor N. */
-module_param_named(uiomem0_addr, uiomem_static_addr[0], ulong, 0444);
+/*
+ * uiomemN_addr / uiomemN_size: region N, /dev/uiomemN with minor N.
+ * They let whoever loads the module map any physical range into user
+ * space, so they are hardware parameters: a kernel locked down refuses
+ * them (LOCKDOWN_MODULE_PARAMETERS).  The size is one too: with the
+ * address left at its default it alone would create a region at 0.
+ */
+module_param_hw_named(uiomem0_addr, uiomem_static_addr[0], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem0_addr, "uiomem0 physical start address");
-module_param_named(uiomem0_size, uiomem_static_size[0], ulong, 0444);
+module_param_hw_named(uiomem0_size, uiomem_static_size[0], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem0_size, "uiomem0 size in bytes (0: none)");
-module_param_named(uiomem1_addr, uiomem_static_addr[1], ulong, 0444);
+module_param_hw_named(uiomem1_addr, uiomem_static_addr[1], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem1_addr, "uiomem1 physical start address");
-module_param_named(uiomem1_size, uiomem_static_size[1], ulong, 0444);
+module_param_hw_named(uiomem1_size, uiomem_static_size[1], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem1_size, "uiomem1 size in bytes (0: none)");
-module_param_named(uiomem2_addr, uiomem_static_addr[2], ulong, 0444);
+module_param_hw_named(uiomem2_addr, uiomem_static_addr[2], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem2_addr, "uiomem2 physical start address");
-module_param_named(uiomem2_size, uiomem_static_size[2], ulong, 0444);
+module_param_hw_named(uiomem2_size, uiomem_static_size[2], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem2_size, "uiomem2 size in bytes (0: none)");
-module_param_named(uiomem3_addr, uiomem_static_addr[3], ulong, 0444);
+module_param_hw_named(uiomem3_addr, uiomem_static_addr[3], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem3_addr, "uiomem3 physical start address");
-module_param_named(uiomem3_size, uiomem_static_size[3], ulong, 0444);
+module_param_hw_named(uiomem3_size, uiomem_static_size[3], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem3_size, "uiomem3 size in bytes (0: none)");
-module_param_named(uiomem4_addr, uiomem_static_addr[4], ulong, 0444);
+module_param_hw_named(uiomem4_addr, uiomem_static_addr[4], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem4_addr, "uiomem4 physical start address");
-module_param_named(uiomem4_size, uiomem_static_size[4], ulong, 0444);
+module_param_hw_named(uiomem4_size, uiomem_static_size[4], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem4_size, "uiomem4 size in bytes (0: none)");
-module_param_named(uiomem5_addr, uiomem_static_addr[5], ulong, 0444);
+module_param_hw_named(uiomem5_addr, uiomem_static_addr[5], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem5_addr, "uiomem5 physical start address");
-module_param_named(uiomem5_size, uiomem_static_size[5], ulong, 0444);
+module_param_hw_named(uiomem5_size, uiomem_static_size[5], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem5_size, "uiomem5 size in bytes (0: none)");
-module_param_named(uiomem6_addr, uiomem_static_addr[6], ulong, 0444);
+module_param_hw_named(uiomem6_addr, uiomem_static_addr[6], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem6_addr, "uiomem6 physical start address");
-module_param_named(uiomem6_size, uiomem_static_size[6], ulong, 0444);
+module_param_hw_named(uiomem6_size, uiomem_static_size[6], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem6_size, "uiomem6 size in bytes (0: none)");
-module_param_named(uiomem7_addr, uiomem_static_addr[7], ulong, 0444);
+module_param_hw_named(uiomem7_addr, uiomem_static_addr[7], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem7_addr, "uiomem7 physical start address");
-module_param_named(uiomem7_size, uiomem_static_size[7], ulong, 0444);
+module_param_hw_named(uiomem7_size, uiomem_static_size[7], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem7_size, "uiomem7 size in bytes (0: none)");
 
 int uiomem_info_enable = 1;
@@ -72,7 +78,7 @@ static struct platform_device *uiomem_static_pdev[UIOMEM_STATIC_DEVICES];
 static void uiomem_static_create(int n)
 {
 	phys_addr_t addr = uiomem_static_addr[n];
-	size_t size = uiomem_static_size[n];
+	resource_size_t size = uiomem_static_size[n];
 	struct property_entry props[] = {
 		PROPERTY_ENTRY_U32("minor-number", n),
 		{ }

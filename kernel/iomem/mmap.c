@@ -59,7 +59,7 @@ static const struct vm_operations_struct uiomem_vm_ops = {
 int uiomem_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct uiomem *um = file->private_data;
-	unsigned long npages = um->size >> PAGE_SHIFT;
+	u64 npages = um->size >> PAGE_SHIFT;
 	pgprot_t prot = vma->vm_page_prot;
 	int ret;
 

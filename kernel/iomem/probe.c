@@ -172,7 +172,10 @@ static bool uiomem_name_ok(const char *name)
 
 static void uiomem_dev_release(struct device *dev)
 {
-	kfree(container_of(dev, struct uiomem, dev));
+	struct uiomem *um = container_of(dev, struct uiomem, dev);
+
+	iput(um->map_inode);
+	kfree(um);
 }
 
 /* devm actions, undone in reverse order when the probe fails or at unbind. */
@@ -194,12 +197,23 @@ static void uiomem_del(void *data)
 {
 	struct uiomem *um = data;
 
+	struct address_space *mapping = NULL;
+
 	cdev_device_del(&um->cdev, &um->dev);
-	/* Files still open see ENODEV from now on. */
+	/* Files still open see ENODEV from now on, new mmap() calls too. */
 	mutex_lock(&um->lock);
 	um->dead = true;
 	um->vaddr = NULL;
+	if (um->map_inode)
+		mapping = um->map_inode->i_mapping;
 	mutex_unlock(&um->lock);
+	/*
+	 * Revoke the user mappings: the window may be handed to something
+	 * else once it is released.  A later access faults, and the fault
+	 * handler raises SIGBUS.
+	 */
+	if (mapping)
+		unmap_mapping_range(mapping, 0, 0, 1);
 }
 
 /* The class device's name: device-name, else uiomem<minor>, else the parent's. */
@@ -295,6 +309,11 @@ static int uiomem_probe(struct platform_device *pdev)
 			&res);
 		return -EBUSY;
 	}
+	/* The kernel alias must fit the virtual address space (32-bit LPAE). */
+	if ((size_t)um->size != um->size) {
+		dev_err(dev, "region %pR is larger than this kernel can map\n", &res);
+		return -E2BIG;
+	}
 	um->vaddr = devm_memremap(dev, um->phys, um->size, MEMREMAP_WB);
 	if (IS_ERR(um->vaddr)) {
 		dev_err(dev, "cannot map region %pR write-back\n", &res);
@@ -311,7 +330,7 @@ static int uiomem_probe(struct platform_device *pdev)
 		return ret;
 
 	if (uiomem_info_enable)
-		dev_info(&um->dev, "%pR minor %d size %zu sync_mode %u cache line %u\n",
+		dev_info(&um->dev, "%pR minor %d size %llu sync_mode %u cache line %u\n",
 			 &res, minor, um->size, um->sync_mode, uiomem_cache_line);
 	return 0;
 }

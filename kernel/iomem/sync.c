@@ -15,6 +15,7 @@ enum uiomem_cache_op {
 	UIOMEM_CACHE_NONE,
 	UIOMEM_CACHE_CLEAN,
 	UIOMEM_CACHE_INVAL,
+	UIOMEM_CACHE_FLUSH,
 };
 
 static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
@@ -28,12 +29,15 @@ static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
 	if (!size || !line || op == UIOMEM_CACHE_NONE)
 		return;
 
+	/* The range lies in the region, whose alias probe made sure fits a size_t. */
 	start = um->phys + offset;
 	end = start + size;
 	if (op == UIOMEM_CACHE_CLEAN)
 		barriers = uiomem_cache_ops.clean(um->vaddr + offset, start, size, line);
-	else
+	else if (op == UIOMEM_CACHE_INVAL)
 		barriers = uiomem_cache_ops.inval(um->vaddr + offset, start, size, line);
+	else
+		barriers = uiomem_cache_ops.flush(um->vaddr + offset, start, size, line);
 
 	atomic64_add((ALIGN(end, line) - ALIGN_DOWN(start, line)) / line,
 		     &um->sync_lines);
@@ -82,6 +86,48 @@ int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
 			      UIOMEM_CACHE_INVAL : UIOMEM_CACHE_CLEAN);
 	um->sync_owner = 1;
 	return 0;
+}
+
+/**
+ * uiomem_sync_flush() - write back and invalidate a range
+ * @um: the region, @um->lock held
+ * @offset: start of the range in the region
+ * @size: length of the range
+ * @owner: the new sync_owner: 0 (CPU) or 1 (device)
+ *
+ * What read() does before and after its copy: it makes the device's
+ * writes visible like an invalidate, but never discards a line another
+ * writer (a cached mapping) has dirtied; a reader needs no write access.
+ *
+ * Return: 0, -EINVAL for a range outside the region, -ENODEV once removed.
+ */
+int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner)
+{
+	if (um->dead)
+		return -ENODEV;
+	if (udmem_range_check(offset, size, um->size))
+		return -EINVAL;
+	uiomem_cache_maintain(um, offset, size, UIOMEM_CACHE_FLUSH);
+	um->sync_owner = owner;
+	return 0;
+}
+
+/**
+ * uiomem_sync_may_discard() - may a sync discard dirty cache lines?
+ * @for_device: a sync for the device, else one for the CPU
+ * @dir: its direction
+ *
+ * Invalidating syncs (for the CPU unless UDMEM_SYNC_TO_DEVICE, for the
+ * device with UDMEM_SYNC_FROM_DEVICE) drop lines that CPU writers through
+ * any mapping of the region may have dirtied: they are writes.
+ *
+ * Return: true if the sync invalidates.
+ */
+bool uiomem_sync_may_discard(bool for_device, enum udmem_sync_dir dir)
+{
+	if (for_device)
+		return dir == UDMEM_SYNC_FROM_DEVICE;
+	return dir != UDMEM_SYNC_TO_DEVICE;
 }
 
 /**

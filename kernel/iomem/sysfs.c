@@ -26,7 +26,7 @@ static ssize_t size_show(struct device *dev, struct device_attribute *attr,
 {
 	struct uiomem *um = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%zu\n", um->size);
+	return sysfs_emit(buf, "%llu\n", um->size);
 }
 static DEVICE_ATTR_RO(size);
 

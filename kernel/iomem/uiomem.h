@@ -37,18 +37,21 @@
  *	given as the kernel alias @vaddr and its physical address @paddr
  * @inval: discard the lines of the range so later reads come from memory;
  *	partial lines at either end are cleaned first
+ * @flush: write dirty lines of the range back, then discard them (clean
+ *	and invalidate): later reads come from memory and no CPU write is lost
  * @dmacoherent: the page protection of sync_mode 3 ("dma-coherent")
  * @single_memtype: every mapping of a page must have the same memory type
  *	(x86 PAT), so user mappings follow the kernel's write-back alias
  *
- * @clean and @inval return the number of barrier instructions they issued;
- * they issue exactly one maintenance instruction per line touched.
+ * @clean, @inval and @flush return the number of barrier instructions they
+ * issued; they issue exactly one maintenance instruction per line touched.
  */
 struct uiomem_cache_ops {
 	const char *name;
 	u32 (*probe)(void);
 	unsigned int (*clean)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
 	unsigned int (*inval)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
+	unsigned int (*flush)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
 	pgprot_t (*dmacoherent)(pgprot_t prot);
 	bool single_memtype;
 };
@@ -64,8 +67,13 @@ extern u32 uiomem_cache_line;
  * @cdev: the character device, a child of @dev
  * @lock: serialises syncs, reads, writes, mmap and the sync_* state
  * @dead: the region was removed; open files get ENODEV
+ * @map_inode: the inode whose address space every open file of the region
+ *	uses (the first one opened, held): it lists all user mappings, so
+ *	that removal can revoke them
  * @phys: CPU physical address of the region
- * @size: size of the region in bytes (a multiple of PAGE_SIZE)
+ * @size: size of the region in bytes (a multiple of PAGE_SIZE); a u64, as
+ *	a physical range is: on 32-bit kernels with 64-bit physical addresses
+ *	(ARM LPAE) a size_t would truncate a range of 4 GiB or more
  * @vaddr: write-back kernel alias from memremap(), used for read(), write()
  *	and cache maintenance
  * @shareable: the region may overlap other regions (no request_mem_region)
@@ -85,8 +93,9 @@ struct uiomem {
 	struct cdev cdev;
 	struct mutex lock;	/* the fields below @lock in this list */
 	bool dead;
+	struct inode *map_inode;
 	phys_addr_t phys;
-	size_t size;
+	u64 size;
 	void *vaddr;
 	bool shareable;
 	u32 sync_mode;
@@ -113,11 +122,13 @@ void uiomem_minor_reserve(int n);
 bool uiomem_minor_reserved(int n);
 void uiomem_minor_unreserve(int n);
 
-/* sync.c: @um->lock held. */
+/* sync.c: @um->lock held (but for uiomem_sync_may_discard()). */
 int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
 			enum udmem_sync_dir dir);
 int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
 			   enum udmem_sync_dir dir);
+int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner);
+bool uiomem_sync_may_discard(bool for_device, enum udmem_sync_dir dir);
 int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device);
 
 /* mmap.c */

@@ -7,6 +7,7 @@
  * above it.  $UIOMEM_EXPECT_LINE, when set, is the cache line size the query
  * must report.
  */
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -196,6 +197,63 @@ TEST(sync_counts_lines_and_barriers)
 	ASSERT_OK(ut_uiomem_query(fd, &a));
 	EXPECT_EQ(a.sync_lines - b.sync_lines, 0);
 	EXPECT_EQ(a.sync_barriers - b.sync_barriers, 0);
+}
+
+/*
+ * Syncs that invalidate discard lines other writers dirtied: they need a
+ * file open for writing (EBADF otherwise); cleans and no-ops do not.
+ */
+static void check_sync_permissions(int fd, int writable)
+{
+	static const struct {
+		uint32_t flags;
+		int discards;
+	} syncs[] = {
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_READ, 1 },
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_RW, 1 },
+		{ UIOMEM_SYNC_START | UIOMEM_SYNC_WRITE, 0 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_READ, 1 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_RW, 0 },
+		{ UIOMEM_SYNC_END | UIOMEM_SYNC_WRITE, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(syncs) / sizeof(syncs[0]); i++) {
+		errno = 0;
+		if (syncs[i].discards && !writable)
+			UT_CHECK(ut_uiomem_sync(fd, syncs[i].flags, SCRATCH, 4096) == -1 &&
+				 errno == EBADF, 0, "sync flags 0x%x on O_RDONLY: errno %d, want EBADF",
+				 syncs[i].flags, errno);
+		else
+			UT_CHECK(ut_uiomem_sync(fd, syncs[i].flags, SCRATCH, 4096) == 0, 0,
+				 "sync flags 0x%x (writable %d) failed: %s", syncs[i].flags,
+				 writable, strerror(errno));
+	}
+}
+
+TEST(sync_invalidate_on_readonly_file_is_ebadf)
+{
+	struct uiomem_query q;
+	uint8_t buf[64];
+	size_t size;
+	int fd = open_region(O_RDONLY, &size);
+
+	check_sync_permissions(fd, 0);
+	/* Bad flags still win, and the read-only file still reads and queries. */
+	EXPECT_ERRNO(ut_uiomem_sync(fd, UIOMEM_SYNC_START, SCRATCH, 64), EINVAL);
+	EXPECT_EQ(pread(fd, buf, sizeof(buf), SCRATCH), (ssize_t)sizeof(buf));
+	EXPECT_OK(ut_uiomem_query(fd, &q));
+}
+
+TEST(sync_invalidate_on_writable_file_works)
+{
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	check_sync_permissions(fd, 1);
+	close(fd);
+	fd = open_region(O_WRONLY, &size);
+	check_sync_permissions(fd, 1);
 }
 
 /* Bytes next to an invalidated range, in its edge lines, keep CPU writes. */
@@ -549,6 +607,157 @@ TEST(concurrent_calls_all_succeed)
 	}
 	ASSERT_OK(ut_uiomem_query(fd, &b));
 	EXPECT_GT(b.sync_calls, a.sync_calls);
+}
+
+static void read_byte(void *arg)
+{
+	(void)*(volatile uint8_t *)arg;
+}
+
+/* Write @val to /sys/bus/platform/drivers/uiomem/@file: 0 or -errno. */
+static int driver_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/platform/drivers/uiomem/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Unbinding the region revokes its user mappings, also those whose file
+ * was closed: the next access is SIGBUS, not a write to a window that may
+ * have been handed to something else.  Run by suite.sh on the
+ * module-parameter region only, $UIOMEM_PDEV (default uiomem.0), which it
+ * rebinds.
+ */
+TEST(manual_unbind_revokes_mappings)
+{
+	const char *pdev = ut_env("UIOMEM_PDEV", "uiomem.0");
+	long pg = sysconf(_SC_PAGESIZE);
+	volatile uint8_t *p, *q;
+	size_t size;
+	int fd = open_region(O_RDWR, &size);
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(q != MAP_FAILED);
+	close(fd);
+	p[0] = 0x5a;
+	EXPECT_EQ(q[0], 0x5a);
+	ASSERT_OK(driver_write("unbind", pdev));
+	EXPECT_EQ(ut_signal_of(read_byte, (void *)p), SIGBUS);
+	EXPECT_EQ(ut_signal_of(write_byte, (void *)(p + pg)), SIGBUS);
+	EXPECT_EQ(ut_signal_of(read_byte, (void *)q), SIGBUS);
+	ASSERT_OK(driver_write("bind", pdev));
+	/* The old mappings stay revoked; a new one works. */
+	EXPECT_EQ(ut_signal_of(read_byte, (void *)q), SIGBUS);
+	fd = open_region(O_RDWR, &size);
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	p[1] = 0xa5;
+	EXPECT_EQ(p[1], 0xa5);
+}
+
+struct mmap_loop {
+	int fd;
+	volatile int stop;
+	unsigned long maps;
+	unsigned long failed;
+};
+
+/* mmap() takes mmap_lock, then the driver's lock. */
+static void *mmap_loop(void *arg)
+{
+	struct mmap_loop *m = arg;
+
+	while (!m->stop) {
+		void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, SCRATCH);
+
+		if (p == MAP_FAILED) {
+			m->failed++;
+			continue;
+		}
+		munmap(p, 8192);
+		m->maps++;
+	}
+	return NULL;
+}
+
+/*
+ * The reader's copy_to_user() faults on every page of a fresh anonymous
+ * buffer and so takes mmap_lock, while the other thread holds mmap_lock in
+ * mmap() of the region.  The buffer is new each time because kernels with
+ * per-VMA locks (6.4+) still need mmap_lock for the first fault of an
+ * anonymous mapping (it has no anon_vma yet).  Exit 0 if all calls worked.
+ */
+static int read_vs_mmap(int secs)
+{
+	const size_t len = 0x10000;
+	struct mmap_loop m = { .fd = ut_uiomem_open(O_RDWR) };
+	time_t end = time(NULL) + secs;
+	unsigned long reads = 0, bad = 0;
+	pthread_t t;
+
+	if (m.fd < 0 || pthread_create(&t, NULL, mmap_loop, &m))
+		return 2;
+	while (time(NULL) < end) {
+		void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (buf == MAP_FAILED)
+			return 2;
+		bad += pread(m.fd, buf, len, SCRATCH) != (ssize_t)len;
+		munmap(buf, len);
+		reads++;
+	}
+	m.stop = 1;
+	pthread_join(t, NULL);
+	printf("# %lu reads, %lu mmaps in %d s\n", reads, m.maps, secs);
+	return bad || m.failed || !reads || !m.maps;
+}
+
+/*
+ * read() into memory that faults while another thread of the process maps
+ * the region: no lock order inversion between the driver and mmap_lock.
+ * Runs $UIOMEM_DEADLOCK_SECONDS (default 10); a worker still running well
+ * after that is deadlocked and is killed (the driver's lock waits are
+ * interruptible, so that frees it).
+ */
+TEST(read_faulting_buffer_vs_mmap_no_deadlock)
+{
+	int secs = atoi(ut_env("UIOMEM_DEADLOCK_SECONDS", "10"));
+	int status, waited;
+	size_t size;
+	pid_t pid;
+
+	close(open_region(O_RDWR, &size));
+	if (secs <= 0 || secs > UT_TIMEOUT / 2)
+		secs = 10;
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(read_vs_mmap(secs));
+	for (waited = 0; waited < 4 * (secs + 10); waited++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(250000);
+	}
+	if (waited == 4 * (secs + 10)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		UT_CHECK(0, 1, "reader and mapper still running %d s after their %d s: deadlock",
+			 secs + 10, secs);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST_HARNESS_MAIN
