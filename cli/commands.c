@@ -520,7 +520,8 @@ int cli_cmd_dump(int argc, char **argv)
 		fputs(cli_dump_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	if (cli_open_mapped(pos[0], UDMEM_OPEN_RDONLY, &dev, &base))
+	/* An invalidating sync needs a writable file (the drivers' rule). */
+	if (cli_open_mapped(pos[0], opts[2].value ? 0 : UDMEM_OPEN_RDONLY, &dev, &base))
 		return CLI_EXIT_FAIL;
 	size = cli_dev_size(&dev);
 	ret = CLI_EXIT_USAGE;
@@ -662,7 +663,8 @@ int cli_cmd_save(int argc, char **argv)
 		fputs(cli_save_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	if (cli_open_mapped(pos[0], UDMEM_OPEN_RDONLY, &dev, &base))
+	/* An invalidating sync needs a writable file (the drivers' rule). */
+	if (cli_open_mapped(pos[0], opts[2].value ? 0 : UDMEM_OPEN_RDONLY, &dev, &base))
 		return CLI_EXIT_FAIL;
 	size = cli_dev_size(&dev);
 	ret = CLI_EXIT_USAGE;

@@ -237,7 +237,10 @@ void *udmem_buffer_addr(struct udmem_buffer *buf);
  * @param offset First byte.
  * @param size   Number of bytes; 0 means "to the end of the buffer".
  * @param dir    enum udmem_dir.
- * @return 0; -EINVAL if the range does not fit or dir is bad; -errno.
+ * @return 0; -EINVAL if the range does not fit or dir is bad; -EBADF for
+ *         a sync that may invalidate (UDMEM_DIR_BIDIRECTIONAL or
+ *         UDMEM_DIR_FROM_DEVICE here, UDMEM_DIR_FROM_DEVICE for the device)
+ *         on a handle opened with UDMEM_OPEN_RDONLY; -errno.
  */
 int udmem_buffer_sync_for_cpu(struct udmem_buffer *buf, uint64_t offset,
 			      uint64_t size, enum udmem_dir dir);
@@ -345,7 +348,9 @@ void *udmem_region_addr(struct udmem_region *reg);
 /**
  * @brief Make a byte range written by a device visible to the CPU (one ioctl).
  * @param size 0 means "to the end of the region".
- * @return 0; -EINVAL for a bad range or direction; -errno.
+ * @return 0; -EINVAL for a bad range or direction; -EBADF when it may
+ *         invalidate and the handle was opened with UDMEM_OPEN_RDONLY
+ *         (see udmem_buffer_sync_for_cpu()); -errno.
  */
 int udmem_region_sync_for_cpu(struct udmem_region *reg, uint64_t offset,
 			      uint64_t size, enum udmem_dir dir);

@@ -88,7 +88,9 @@ struct uiomem_query {
  * invalidates it.  Partial cache lines at either end of an invalidated
  * range are cleaned first, so bytes next to the range are never lost.
  * Errors: EINVAL for unknown flags, nonzero reserved fields or a range
- * that does not fit in the region (offset + length wrapping included).
+ * that does not fit in the region (offset + length wrapping included);
+ * EBADF for an invalidating sync (START|READ, START|RW, END|READ) on a
+ * file not open for writing: it could drop lines another writer dirtied.
  */
 struct uiomem_sync {
 	__u32 flags;
