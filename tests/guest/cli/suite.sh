@@ -175,6 +175,10 @@ fi
 ct_edu=$(udmem_pci_dev 0x1234 0x11e8)
 if [ -z "$ct_edu" ] || [ ! -e /dev/u-dma-buf-mgr ]; then
 	tap_skip edu-round-trip "no edu device or no u-dma-buf-mgr"
+elif [ -n "$(ls /sys/class/iommu 2>/dev/null)" ]; then
+	# Behind an IOMMU the driverless edu device has no DMA setup (the bus
+	# makes it when a driver binds), so no buffer has an address it can use.
+	tap_skip edu-round-trip "edu is behind an IOMMU with no driver bound (udmabuf-dma covers it)"
 else
 	printf '\007' | dd of="$ct_edu/config" bs=1 seek=4 conv=notrunc 2>/dev/null
 	bar=$(($(cut -d' ' -f1 "$ct_edu/resource" | head -n 1)))

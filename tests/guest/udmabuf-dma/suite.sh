@@ -20,7 +20,8 @@ elif [ ! -x /udmem/bin/udmabuf-dma-edu ]; then
 elif ! udmem_insmod udmem-edu-test; then
 	tap_fail setup "insmod udmem-edu-test failed"
 elif ! udmem_insmod u-dma-buf udmabuf0=0x10000 udmabuf1=0x10000 \
-		udmabuf1_bind="pci/$ud_edu"; then
+		udmabuf1_bind="pci/$ud_edu" udmabuf2=0x10000 udmabuf2_bind="pci/$ud_edu" \
+		info_enable=3; then
 	tap_fail setup "insmod u-dma-buf failed"
 	rmmod udmem_edu_test
 else
@@ -29,9 +30,20 @@ else
 	else
 		tap_fail setup "/dev/udmem-edu-test missing: $(dmesg | grep -i edu | tail -n 2)"
 	fi
-	ud_pair platform-to-edu-bound udmabuf0 udmabuf1
-	ud_pair edu-bound-to-platform udmabuf1 udmabuf0
-	if [ "$UDMEM_HAS_DT" = 1 ]; then
+	ud_pair edu-bound-to-edu-bound udmabuf1 udmabuf2
+	# The domain the edu device's DMA goes through, as the driver logs it.
+	ud_domain=$(dmesg | sed -n 's/.*udmabuf1: iommu domain *= *//p' | tail -n 1)
+	if [ -e "$ud_edu_path/iommu_group" ]; then
+		tap_eq edu-bound-iommu-domain DMA "$ud_domain"
+		# Behind the IOMMU the edu device reaches IOVAs of its own domain only:
+		# a buffer of another device has a DMA address edu cannot use.
+		tap_skip other-device-pairs "edu is behind an IOMMU: it reaches only buffers bound to it"
+	else
+		tap_eq edu-bound-iommu-domain NONE "$ud_domain"
+		ud_pair platform-to-edu-bound udmabuf0 udmabuf1
+		ud_pair edu-bound-to-platform udmabuf1 udmabuf0
+	fi
+	if [ "$UDMEM_HAS_DT" = 1 ] && [ ! -e "$ud_edu_path/iommu_group" ]; then
 		# memory the kernel never maps, and (not riscv64) a non-coherent device
 		if [ -e /sys/class/u-dma-buf/udmabuf-dt-nomap ]; then
 			ud_pair dt-nomap-to-platform udmabuf-dt-nomap udmabuf0
