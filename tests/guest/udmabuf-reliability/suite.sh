@@ -102,7 +102,12 @@ fi
 # with it, nothing dangles under the removed device, and a rescan brings
 # the device back for a new buffer.
 rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
-if [ -n "$rel_edu" ] && [ -w "$rel_edu/remove" ]; then
+if [ "$UDMEM_ARCH" = armhf ]; then
+	# Seen on the armhf virt guest after the cli suite had run: the rescan gave
+	# edu's BAR the window of ivshmem's BAR 2, and the uiomem suite could no
+	# longer claim that BAR.  The other targets keep their assignments.
+	tap_skip pci-remove "a PCI rescan reassigns BARs on the armhf guest (later suites need them)"
+elif [ -n "$rel_edu" ] && [ -w "$rel_edu/remove" ]; then
 	rel_mark
 	rel_pci=${rel_edu##*/}
 	if echo "create udmem-rel-pci 0x10000 bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
