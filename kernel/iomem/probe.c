@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/slab.h>
@@ -75,12 +76,17 @@ static int uiomem_minor_get(struct platform_device *pdev, int minor)
 	return ret;
 }
 
-/* The region: "reg", else the reserved-memory node of "memory-region". */
+/*
+ * The region: "reg", else the reserved-memory node of "memory-region" (its
+ * base and size, also for a node the kernel placed itself: "size" without
+ * "reg"), else that node's "reg".
+ */
 static int uiomem_get_resource(struct platform_device *pdev, struct resource *res)
 {
 	struct resource *r = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+	struct reserved_mem *rmem;
 	struct device_node *np;
-	int ret;
+	int ret = 0;
 
 	if (r) {
 		*res = *r;
@@ -91,10 +97,19 @@ static int uiomem_get_resource(struct platform_device *pdev, struct resource *re
 		dev_err(&pdev->dev, "no \"reg\" and no \"memory-region\"\n");
 		return -EINVAL;
 	}
-	ret = of_address_to_resource(np, 0, res);
+	rmem = of_reserved_mem_lookup(np);
+	if (rmem && rmem->size) {
+		memset(res, 0, sizeof(*res));
+		res->start = rmem->base;
+		res->end = rmem->base + rmem->size - 1;
+		res->flags = IORESOURCE_MEM;
+		res->name = rmem->name;
+	} else {
+		ret = of_address_to_resource(np, 0, res);
+		if (ret)
+			dev_err(&pdev->dev, "bad \"memory-region\" %pOF: %d\n", np, ret);
+	}
 	of_node_put(np);
-	if (ret)
-		dev_err(&pdev->dev, "bad \"memory-region\": %d\n", ret);
 	return ret;
 }
 
