@@ -2,7 +2,7 @@
 /*
  * sysfs.c - /sys/class/uiomem/<name>/: the attributes and value formats of
  * the original uiomem driver (1.1: the ten of 1.0 plus cached, coherent,
- * shareable and sync_operation).
+ * shareable, sync_operation and ioctl_version).
  *
  * Each attribute has its own show/store.  Stores take a number in base 0
  * (decimal, 0x hex, 0 octal) parsed as the field's own type; a value out of
@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/sysfs.h>
+#include <linux/uiomem.h>
 
 #include "uiomem.h"
 
@@ -74,6 +75,13 @@ static ssize_t sync_operation_show(struct device *dev,
 	return sysfs_emit(buf, "%s\n", uiomem_sync_operation());
 }
 static DEVICE_ATTR_RO(sync_operation);
+
+static ssize_t ioctl_version_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", UIOMEM_IOCTL_VERSION);
+}
+static DEVICE_ATTR_RO(ioctl_version);
 
 /* The writable attributes are 0664 in the original driver (ABI). */
 #define UIOMEM_ATTR_RW_0664(name) \
@@ -198,6 +206,7 @@ static struct attribute *uiomem_attrs[] = {
 	&dev_attr_coherent.attr,
 	&dev_attr_shareable.attr,
 	&dev_attr_sync_operation.attr,
+	&dev_attr_ioctl_version.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uiomem);

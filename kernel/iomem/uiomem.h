@@ -19,7 +19,7 @@
 #include "common/udmem_sync.h"
 
 #define UIOMEM_DRIVER_NAME	"uiomem"
-#define UIOMEM_DRIVER_VERSION	"1.0.0"
+#define UIOMEM_DRIVER_VERSION	"1.1.0"
 #define UIOMEM_MINORS		256
 /* Module-parameter regions uiomem0..7. */
 #define UIOMEM_STATIC_DEVICES	8
