@@ -82,6 +82,7 @@ static pgprot_t uiomem_arm_dmacoherent(pgprot_t prot)
 
 const struct uiomem_cache_ops uiomem_cache_ops = {
 	.name = "ARMv7 DCCMVAC/DCIMVAC/DCCIMVAC + DSB + outer cache",
+	.sync_operation = "ARMV7 Native",
 	.probe = uiomem_arm_probe,
 	.clean = uiomem_arm_clean,
 	.inval = uiomem_arm_inval,

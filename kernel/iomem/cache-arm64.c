@@ -73,6 +73,7 @@ static pgprot_t uiomem_arm64_dmacoherent(pgprot_t prot)
 
 const struct uiomem_cache_ops uiomem_cache_ops = {
 	.name = "arm64 DC CVAC/IVAC/CIVAC + DSB",
+	.sync_operation = "ARM64 Native",
 	.probe = uiomem_arm64_probe,
 	.clean = uiomem_arm64_clean,
 	.inval = uiomem_arm64_inval,

@@ -25,6 +25,7 @@ static pgprot_t uiomem_none_dmacoherent(pgprot_t prot)
 
 const struct uiomem_cache_ops uiomem_cache_ops = {
 	.name = "none",
+	.sync_operation = "NONE",
 	.probe = uiomem_none_probe,
 	.clean = uiomem_none_op,
 	.inval = uiomem_none_op,

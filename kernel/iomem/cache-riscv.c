@@ -87,6 +87,7 @@ static pgprot_t uiomem_riscv_dmacoherent(pgprot_t prot)
 
 const struct uiomem_cache_ops uiomem_cache_ops = {
 	.name = "RISC-V Zicbom CBO.CLEAN/INVAL/FLUSH + FENCE",
+	.sync_operation = "RISCV Zicbom",
 	.probe = uiomem_riscv_probe,
 	.clean = uiomem_riscv_clean,
 	.inval = uiomem_riscv_inval,

@@ -46,6 +46,7 @@ static pgprot_t uiomem_x86_dmacoherent(pgprot_t prot)
 
 const struct uiomem_cache_ops uiomem_cache_ops = {
 	.name = "x86 CLFLUSHOPT/CLFLUSH + MFENCE",
+	.sync_operation = "X86 CLFLUSH",
 	.probe = uiomem_x86_probe,
 	.clean = uiomem_x86_flush,
 	.inval = uiomem_x86_flush,

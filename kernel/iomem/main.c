@@ -24,6 +24,9 @@
 
 static ulong uiomem_static_addr[UIOMEM_STATIC_DEVICES];
 static ulong uiomem_static_size[UIOMEM_STATIC_DEVICES];
+static ulong uiomem_static_option[UIOMEM_STATIC_DEVICES] = {
+	[0 ... UIOMEM_STATIC_DEVICES - 1] = UIOMEM_OPTION_DEFAULT,
+};
 
 /*
  * uiomemN_addr / uiomemN_size: region N, /dev/uiomemN with minor N.
@@ -31,39 +34,57 @@ static ulong uiomem_static_size[UIOMEM_STATIC_DEVICES];
  * space, so they are hardware parameters: a kernel locked down refuses
  * them (LOCKDOWN_MODULE_PARAMETERS).  The size is one too: with the
  * address left at its default it alone would create a region at 0.
+ * uiomemN_option (bit 0 shareable, bit 1 cached, bit 2 coherent; default
+ * 2, cached and not coherent) picks no memory, so it is an ordinary one.
  */
 module_param_hw_named(uiomem0_addr, uiomem_static_addr[0], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem0_addr, "uiomem0 physical start address");
 module_param_hw_named(uiomem0_size, uiomem_static_size[0], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem0_size, "uiomem0 size in bytes (0: none)");
+module_param_named(uiomem0_option, uiomem_static_option[0], ulong, 0444);
+MODULE_PARM_DESC(uiomem0_option, "uiomem0 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem1_addr, uiomem_static_addr[1], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem1_addr, "uiomem1 physical start address");
 module_param_hw_named(uiomem1_size, uiomem_static_size[1], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem1_size, "uiomem1 size in bytes (0: none)");
+module_param_named(uiomem1_option, uiomem_static_option[1], ulong, 0444);
+MODULE_PARM_DESC(uiomem1_option, "uiomem1 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem2_addr, uiomem_static_addr[2], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem2_addr, "uiomem2 physical start address");
 module_param_hw_named(uiomem2_size, uiomem_static_size[2], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem2_size, "uiomem2 size in bytes (0: none)");
+module_param_named(uiomem2_option, uiomem_static_option[2], ulong, 0444);
+MODULE_PARM_DESC(uiomem2_option, "uiomem2 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem3_addr, uiomem_static_addr[3], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem3_addr, "uiomem3 physical start address");
 module_param_hw_named(uiomem3_size, uiomem_static_size[3], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem3_size, "uiomem3 size in bytes (0: none)");
+module_param_named(uiomem3_option, uiomem_static_option[3], ulong, 0444);
+MODULE_PARM_DESC(uiomem3_option, "uiomem3 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem4_addr, uiomem_static_addr[4], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem4_addr, "uiomem4 physical start address");
 module_param_hw_named(uiomem4_size, uiomem_static_size[4], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem4_size, "uiomem4 size in bytes (0: none)");
+module_param_named(uiomem4_option, uiomem_static_option[4], ulong, 0444);
+MODULE_PARM_DESC(uiomem4_option, "uiomem4 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem5_addr, uiomem_static_addr[5], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem5_addr, "uiomem5 physical start address");
 module_param_hw_named(uiomem5_size, uiomem_static_size[5], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem5_size, "uiomem5 size in bytes (0: none)");
+module_param_named(uiomem5_option, uiomem_static_option[5], ulong, 0444);
+MODULE_PARM_DESC(uiomem5_option, "uiomem5 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem6_addr, uiomem_static_addr[6], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem6_addr, "uiomem6 physical start address");
 module_param_hw_named(uiomem6_size, uiomem_static_size[6], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem6_size, "uiomem6 size in bytes (0: none)");
+module_param_named(uiomem6_option, uiomem_static_option[6], ulong, 0444);
+MODULE_PARM_DESC(uiomem6_option, "uiomem6 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 module_param_hw_named(uiomem7_addr, uiomem_static_addr[7], ulong, iomem, 0444);
 MODULE_PARM_DESC(uiomem7_addr, "uiomem7 physical start address");
 module_param_hw_named(uiomem7_size, uiomem_static_size[7], ulong, other, 0444);
 MODULE_PARM_DESC(uiomem7_size, "uiomem7 size in bytes (0: none)");
+module_param_named(uiomem7_option, uiomem_static_option[7], ulong, 0444);
+MODULE_PARM_DESC(uiomem7_option, "uiomem7 bit0 shareable, bit1 cached, bit2 coherent (default 2)");
 
 int uiomem_info_enable = 1;
 module_param_named(info_enable, uiomem_info_enable, int, 0444);
@@ -81,6 +102,7 @@ static void uiomem_static_create(int n)
 	resource_size_t size = uiomem_static_size[n];
 	struct property_entry props[] = {
 		PROPERTY_ENTRY_U32("minor-number", n),
+		PROPERTY_ENTRY_U64("option", uiomem_static_option[n]),
 		{ }
 	};
 	struct platform_device_info info = {
@@ -93,6 +115,11 @@ static void uiomem_static_create(int n)
 	struct resource res = { };
 	phys_addr_t last;
 
+	/* 0 is the parameter's default, as in the original driver: unset. */
+	if (!addr) {
+		pr_err("uiomem: uiomem%d_size is set but uiomem%d_addr is 0\n", n, n);
+		goto err_unreserve;
+	}
 	if (addr != uiomem_static_addr[n] ||
 	    check_add_overflow(addr, (phys_addr_t)(size - 1), &last)) {
 		pr_err("uiomem: uiomem%d_addr=%#lx uiomem%d_size=%#lx is outside the physical address space\n",

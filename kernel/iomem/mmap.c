@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap.c - user mappings of a region: cached unless O_SYNC or sync-always
- * ask for the sync_mode protection.
+ * mmap.c - user mappings of a region: cached unless O_SYNC, sync-always or
+ * an uncached region ask for the sync_mode protection.
  */
 #include <linux/mm.h>
 #include <linux/pgtable.h>
@@ -15,9 +15,13 @@
  * @um: the region
  * @o_sync: the file was opened with O_SYNC
  *
- * Without cache maintenance a cached mapping could never be made coherent,
- * so it becomes uncached.  Where all aliases must share one memory type
- * (x86 PAT), mappings follow the kernel's write-back alias.
+ * Cached regions map cacheable, unless O_SYNC or sync-always ask for the
+ * sync_mode type.  Uncached regions (cache-off, option bit 1 clear, or a
+ * CPU without cache maintenance) always take the sync_mode type, and
+ * sync_mode 0 there means uncached: a cacheable mapping could never be
+ * made coherent (the original driver maps it cacheable).  Where all aliases
+ * must share one memory type (x86 PAT), mappings follow the kernel alias:
+ * write-back for cached regions, write-combine for uncached ones.
  *
  * Return: UIOMEM_MAP_*.
  */
@@ -26,11 +30,11 @@ u32 uiomem_map_type(const struct uiomem *um, bool o_sync)
 	u32 mode = READ_ONCE(um->sync_mode);
 	u32 type = UIOMEM_MAP_CACHED;
 
-	if (o_sync || (mode & UIOMEM_SYNC_ALWAYS))
-		type = mode & UIOMEM_SYNC_MODE_MASK;
 	if (uiomem_cache_ops.single_memtype)
-		return UIOMEM_MAP_CACHED;
-	if (type == UIOMEM_MAP_CACHED && !uiomem_cache_line)
+		return um->cached ? UIOMEM_MAP_CACHED : UIOMEM_MAP_WRITECOMBINE;
+	if (o_sync || (mode & UIOMEM_SYNC_ALWAYS) || !um->cached)
+		type = mode & UIOMEM_SYNC_MODE_MASK;
+	if (type == UIOMEM_MAP_CACHED && !um->cached)
 		return UIOMEM_MAP_UNCACHED;
 	return type;
 }

@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/slab.h>
@@ -75,12 +76,17 @@ static int uiomem_minor_get(struct platform_device *pdev, int minor)
 	return ret;
 }
 
-/* The region: "reg", else the reserved-memory node of "memory-region". */
+/*
+ * The region: "reg", else the reserved-memory node of "memory-region" (its
+ * base and size, also for a node the kernel placed itself: "size" without
+ * "reg"), else that node's "reg".
+ */
 static int uiomem_get_resource(struct platform_device *pdev, struct resource *res)
 {
 	struct resource *r = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+	struct reserved_mem *rmem;
 	struct device_node *np;
-	int ret;
+	int ret = 0;
 
 	if (r) {
 		*res = *r;
@@ -91,10 +97,19 @@ static int uiomem_get_resource(struct platform_device *pdev, struct resource *re
 		dev_err(&pdev->dev, "no \"reg\" and no \"memory-region\"\n");
 		return -EINVAL;
 	}
-	ret = of_address_to_resource(np, 0, res);
+	rmem = of_reserved_mem_lookup(np);
+	if (rmem && rmem->size) {
+		memset(res, 0, sizeof(*res));
+		res->start = rmem->base;
+		res->end = rmem->base + rmem->size - 1;
+		res->flags = IORESOURCE_MEM;
+		res->name = rmem->name;
+	} else {
+		ret = of_address_to_resource(np, 0, res);
+		if (ret)
+			dev_err(&pdev->dev, "bad \"memory-region\" %pOF: %d\n", np, ret);
+	}
 	of_node_put(np);
-	if (ret)
-		dev_err(&pdev->dev, "bad \"memory-region\": %d\n", ret);
 	return ret;
 }
 
@@ -122,9 +137,25 @@ int uiomem_check_resource(struct device *dev, const struct resource *res)
 	return 0;
 }
 
+/* A property given as a u64 (two cells) or a u32: 0, or -errno if absent. */
+static int uiomem_read_u64_or_u32(struct device *dev, const char *name, u64 *val)
+{
+	u32 v32;
+	int ret;
+
+	ret = device_property_read_u64(dev, name, val);
+	if (!ret)
+		return 0;
+	ret = device_property_read_u32(dev, name, &v32);
+	if (!ret)
+		*val = v32;
+	return ret;
+}
+
 /* Sync defaults from the device-tree properties sync-*. */
 static int uiomem_read_sync_props(struct device *dev, struct uiomem *um)
 {
+	u64 v64;
 	u32 v;
 
 	um->sync_mode = 1;
@@ -144,22 +175,61 @@ static int uiomem_read_sync_props(struct device *dev, struct uiomem *um)
 		}
 		um->sync_direction = v;
 	}
-	if (!device_property_read_u32(dev, "sync-offset", &v)) {
-		if (v >= um->size) {
-			dev_err(dev, "sync-offset %#x is past the region\n", v);
+	if (!uiomem_read_u64_or_u32(dev, "sync-offset", &v64)) {
+		if (v64 >= um->size) {
+			dev_err(dev, "sync-offset %#llx is past the region\n", v64);
 			return -EINVAL;
 		}
-		um->sync_offset = v;
+		um->sync_offset = v64;
 	}
 	um->sync_size = um->size - um->sync_offset;
-	if (!device_property_read_u32(dev, "sync-size", &v)) {
-		if (um->sync_offset + v > um->size) {
-			dev_err(dev, "sync-offset + sync-size %#x is past the region\n", v);
+	if (!uiomem_read_u64_or_u32(dev, "sync-size", &v64)) {
+		if (v64 > um->size - um->sync_offset) {
+			dev_err(dev, "sync-offset + sync-size %#llx is past the region\n",
+				v64);
 			return -EINVAL;
 		}
-		um->sync_size = v;
+		um->sync_size = v64;
 	}
 	return 0;
+}
+
+/*
+ * shareable, cached and coherent.  The cache mode comes from the first of
+ * cache-off, cache-noncoherent, cache-coherent, then "option" (bit 1
+ * cached, bit 2 coherent), then the default (cached, not coherent); an
+ * uncached region is always coherent.  "shareable", else option bit 0.
+ * Without cache maintenance on this CPU a region that would need it is
+ * made uncached.
+ */
+static void uiomem_read_cache_props(struct device *dev, struct uiomem *um)
+{
+	u64 option = UIOMEM_OPTION_DEFAULT;
+	bool has_option;
+
+	has_option = !uiomem_read_u64_or_u32(dev, "option", &option);
+	um->shareable = device_property_read_bool(dev, "shareable") ||
+			(has_option && (option & UIOMEM_OPTION_SHAREABLE));
+
+	if (device_property_read_bool(dev, "cache-off")) {
+		um->cached = false;
+	} else if (device_property_read_bool(dev, "cache-noncoherent")) {
+		um->cached = true;
+		um->coherent = false;
+	} else if (device_property_read_bool(dev, "cache-coherent")) {
+		um->cached = true;
+		um->coherent = true;
+	} else {
+		um->cached = option & UIOMEM_OPTION_CACHED;
+		um->coherent = option & UIOMEM_OPTION_COHERENT;
+	}
+	if (!um->cached)
+		um->coherent = true;
+	if (!um->coherent && !uiomem_cache_line) {
+		dev_warn(dev, "no cache maintenance on this CPU: region made uncached\n");
+		um->cached = false;
+		um->coherent = true;
+	}
 }
 
 static bool uiomem_name_ok(const char *name)
@@ -278,7 +348,7 @@ static int uiomem_probe(struct platform_device *pdev)
 
 	um->phys = res.start;
 	um->size = resource_size(&res);
-	um->shareable = device_property_read_bool(dev, "shareable");
+	uiomem_read_cache_props(dev, um);
 	ret = uiomem_read_sync_props(dev, um);
 	if (ret)
 		return ret;
@@ -314,9 +384,12 @@ static int uiomem_probe(struct platform_device *pdev)
 		dev_err(dev, "region %pR is larger than this kernel can map\n", &res);
 		return -E2BIG;
 	}
-	um->vaddr = devm_memremap(dev, um->phys, um->size, MEMREMAP_WB);
+	/* An uncached region's user mappings are not cacheable: nor is this. */
+	um->vaddr = devm_memremap(dev, um->phys, um->size,
+				  um->cached ? MEMREMAP_WB : MEMREMAP_WC);
 	if (IS_ERR(um->vaddr)) {
-		dev_err(dev, "cannot map region %pR write-back\n", &res);
+		dev_err(dev, "cannot map region %pR %s\n", &res,
+			um->cached ? "write-back" : "write-combine");
 		return PTR_ERR(um->vaddr);
 	}
 
@@ -330,8 +403,10 @@ static int uiomem_probe(struct platform_device *pdev)
 		return ret;
 
 	if (uiomem_info_enable)
-		dev_info(&um->dev, "%pR minor %d size %llu sync_mode %u cache line %u\n",
-			 &res, minor, um->size, um->sync_mode, uiomem_cache_line);
+		dev_info(&um->dev, "%pR minor %d size %llu sync_mode %u cache line %u cached %d coherent %d shareable %d sync_operation %s\n",
+			 &res, minor, um->size, um->sync_mode, uiomem_cache_line,
+			 um->cached, um->coherent, um->shareable,
+			 uiomem_sync_operation());
 	return 0;
 }
 

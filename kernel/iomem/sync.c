@@ -4,6 +4,9 @@
  *
  * The cache is maintained through the region's write-back kernel alias;
  * the caches are physically tagged, so this also covers user mappings.
+ * Coherent regions (cache-coherent, and all uncached ones) get no
+ * maintenance, but a sync still checks its range and hands the region over
+ * (sync_owner), as the original driver does.
  */
 #include <linux/align.h>
 #include <linux/errno.h>
@@ -26,7 +29,8 @@ static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
 	phys_addr_t start, end;
 
 	atomic64_inc(&um->sync_calls);
-	if (!size || !line || op == UIOMEM_CACHE_NONE)
+	/* Coherent (and uncached) regions need no maintenance. */
+	if (!size || !line || op == UIOMEM_CACHE_NONE || um->coherent)
 		return;
 
 	/* The range lies in the region, whose alias probe made sure fits a size_t. */
@@ -153,4 +157,53 @@ int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device)
 	if (for_device)
 		return uiomem_sync_for_device(um, cmd.offset, cmd.size, cmd.dir);
 	return uiomem_sync_for_cpu(um, cmd.offset, cmd.size, cmd.dir);
+}
+
+/* The direction a sync command would use; @um->lock held. */
+static enum udmem_sync_dir uiomem_sync_command_dir(struct uiomem *um, u64 value)
+{
+	struct udmem_sync_cmd cmd;
+
+	udmem_sync_cmd_decode(value, &cmd);
+	return cmd.kind == UDMEM_SYNC_STORED ? um->sync_direction : cmd.dir;
+}
+
+/**
+ * uiomem_sync_command_may_discard() - may a sync command discard dirty lines?
+ * @um: the region, @um->lock held (the stored direction is read)
+ * @value: the command, as for uiomem_sync_command()
+ * @for_device: a sync for the device, else one for the CPU
+ *
+ * Return: true if the command invalidates (see uiomem_sync_may_discard()).
+ */
+bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
+				     bool for_device)
+{
+	if (!value)
+		return false;
+	return uiomem_sync_may_discard(for_device,
+				       uiomem_sync_command_dir(um, value));
+}
+
+/**
+ * uiomem_sync_store() - run a command written to sync_for_cpu/sync_for_device
+ * @um: the region, @um->lock held
+ * @value: the command, as for uiomem_sync_command()
+ * @for_device: which of the two was written
+ *
+ * The attribute reads back 0 after a sync and the rejected value after a
+ * failed one.  The sysfs attributes and UIOMEM_IOCTL_SET_SYNC_FOR_CPU /
+ * _DEVICE share this.
+ *
+ * Return: 0 or a negative errno from the sync.
+ */
+int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device)
+{
+	int ret = uiomem_sync_command(um, value, for_device);
+
+	if (for_device)
+		um->sync_for_device = ret ? value : 0;
+	else
+		um->sync_for_cpu = ret ? value : 0;
+	return ret;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sysfs.c - /sys/class/uiomem/<name>/: the attributes and value formats of
- * the original uiomem driver.
+ * the original uiomem driver (1.1: the ten of 1.0 plus cached, coherent,
+ * shareable, sync_operation and ioctl_version).
  *
  * Each attribute has its own show/store.  Stores take a number in base 0
  * (decimal, 0x hex, 0 octal) parsed as the field's own type; a value out of
@@ -11,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/sysfs.h>
+#include <linux/uiomem.h>
 
 #include "uiomem.h"
 
@@ -38,6 +40,48 @@ static ssize_t phys_addr_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%pa\n", &um->phys);
 }
 static DEVICE_ATTR_RO(phys_addr);
+
+/* Fixed at probe: no lock needed. */
+static ssize_t cached_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", um->cached);
+}
+static DEVICE_ATTR_RO(cached);
+
+static ssize_t coherent_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", um->coherent);
+}
+static DEVICE_ATTR_RO(coherent);
+
+static ssize_t shareable_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", um->shareable);
+}
+static DEVICE_ATTR_RO(shareable);
+
+static ssize_t sync_operation_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", uiomem_sync_operation());
+}
+static DEVICE_ATTR_RO(sync_operation);
+
+static ssize_t ioctl_version_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", UIOMEM_IOCTL_VERSION);
+}
+static DEVICE_ATTR_RO(ioctl_version);
 
 /* The writable attributes are 0664 in the original driver (ABI). */
 #define UIOMEM_ATTR_RW_0664(name) \
@@ -109,7 +153,8 @@ static DEVICE_ATTR_RO(sync_owner);
  * sync_for_cpu and sync_for_device run the command at once; they read back
  * 0 after a sync and the rejected value after a failed one.
  */
-static int uiomem_sync_store(struct uiomem *um, const char *buf, bool for_device)
+static int uiomem_sync_attr_store(struct uiomem *um, const char *buf,
+				  bool for_device)
 {
 	u64 v;
 	int ret;
@@ -119,11 +164,7 @@ static int uiomem_sync_store(struct uiomem *um, const char *buf, bool for_device
 		return ret;
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
-	ret = uiomem_sync_command(um, v, for_device);
-	if (for_device)
-		um->sync_for_device = ret ? v : 0;
-	else
-		um->sync_for_cpu = ret ? v : 0;
+	ret = uiomem_sync_store(um, v, for_device);
 	mutex_unlock(&um->lock);
 	return ret;
 }
@@ -133,7 +174,7 @@ static ssize_t sync_for_cpu_store(struct device *dev,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	int ret = uiomem_sync_store(dev_get_drvdata(dev), buf, false);
+	int ret = uiomem_sync_attr_store(dev_get_drvdata(dev), buf, false);
 
 	return ret ? ret : count;
 }
@@ -144,7 +185,7 @@ static ssize_t sync_for_device_store(struct device *dev,
 				     struct device_attribute *attr,
 				     const char *buf, size_t count)
 {
-	int ret = uiomem_sync_store(dev_get_drvdata(dev), buf, true);
+	int ret = uiomem_sync_attr_store(dev_get_drvdata(dev), buf, true);
 
 	return ret ? ret : count;
 }
@@ -161,6 +202,11 @@ static struct attribute *uiomem_attrs[] = {
 	&dev_attr_sync_owner.attr,
 	&dev_attr_sync_for_cpu.attr,
 	&dev_attr_sync_for_device.attr,
+	&dev_attr_cached.attr,
+	&dev_attr_coherent.attr,
+	&dev_attr_shareable.attr,
+	&dev_attr_sync_operation.attr,
+	&dev_attr_ioctl_version.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uiomem);

@@ -6,6 +6,7 @@
 #define UIOMEM_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
@@ -18,7 +19,7 @@
 #include "common/udmem_sync.h"
 
 #define UIOMEM_DRIVER_NAME	"uiomem"
-#define UIOMEM_DRIVER_VERSION	"1.0.0"
+#define UIOMEM_DRIVER_VERSION	"1.1.0"
 #define UIOMEM_MINORS		256
 /* Module-parameter regions uiomem0..7. */
 #define UIOMEM_STATIC_DEVICES	8
@@ -28,9 +29,19 @@
 #define UIOMEM_SYNC_ALWAYS	4U
 #define UIOMEM_SYNC_MODE_MAX	7U
 
+/* uiomemN_option and the device property "option" (64-bit). */
+#define UIOMEM_OPTION_SHAREABLE	BIT_ULL(0)
+#define UIOMEM_OPTION_CACHED	BIT_ULL(1)
+#define UIOMEM_OPTION_COHERENT	BIT_ULL(2)
+/* The default: not shareable, cached, not coherent (needs cache syncs). */
+#define UIOMEM_OPTION_DEFAULT	UIOMEM_OPTION_CACHED
+
 /**
  * struct uiomem_cache_ops - the CPU's cache maintenance, one per architecture
  * @name: what the maintenance uses, for the load message
+ * @sync_operation: the name sysfs sync_operation and UIOMEM_IOCTL_GET_DRV_INFO
+ *	report when @probe finds maintenance (at most 15 characters); "NONE"
+ *	(and an empty ioctl string) is reported instead when it finds none
  * @probe: return the maintenance granule in bytes (a power of two), or 0
  *	when the CPU has no usable maintenance for this memory
  * @clean: write dirty lines of the range back to memory; the range is
@@ -48,6 +59,7 @@
  */
 struct uiomem_cache_ops {
 	const char *name;
+	const char *sync_operation;
 	u32 (*probe)(void);
 	unsigned int (*clean)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
 	unsigned int (*inval)(void *vaddr, phys_addr_t paddr, size_t size, u32 line);
@@ -60,6 +72,12 @@ struct uiomem_cache_ops {
 extern const struct uiomem_cache_ops uiomem_cache_ops;
 /* The granule uiomem_cache_ops.probe() reported at load; 0: no maintenance. */
 extern u32 uiomem_cache_line;
+
+/* What sysfs sync_operation shows: the backend's name, "NONE" without one. */
+static inline const char *uiomem_sync_operation(void)
+{
+	return uiomem_cache_line ? uiomem_cache_ops.sync_operation : "NONE";
+}
 
 /**
  * struct uiomem - one device-memory region and its /dev node
@@ -74,9 +92,12 @@ extern u32 uiomem_cache_line;
  * @size: size of the region in bytes (a multiple of PAGE_SIZE); a u64, as
  *	a physical range is: on 32-bit kernels with 64-bit physical addresses
  *	(ARM LPAE) a size_t would truncate a range of 4 GiB or more
- * @vaddr: write-back kernel alias from memremap(), used for read(), write()
- *	and cache maintenance
+ * @vaddr: kernel alias from memremap(), write-back if @cached, else
+ *	write-combine; used for read(), write() and cache maintenance
  * @shareable: the region may overlap other regions (no request_mem_region)
+ * @cached: user mappings without O_SYNC or sync-always are cacheable
+ * @coherent: the CPU caches need no maintenance for this region (set
+ *	whenever !@cached): syncs only change @sync_owner
  * @sync_mode: 0..7, see UIOMEM_SYNC_*
  * @sync_offset: stored range for sync value 1
  * @sync_size: stored range for sync value 1
@@ -98,6 +119,8 @@ struct uiomem {
 	u64 size;
 	void *vaddr;
 	bool shareable;
+	bool cached;
+	bool coherent;
 	u32 sync_mode;
 	u64 sync_offset;
 	u64 sync_size;
@@ -130,6 +153,9 @@ int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
 int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner);
 bool uiomem_sync_may_discard(bool for_device, enum udmem_sync_dir dir);
 int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device);
+int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device);
+bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
+				     bool for_device);
 
 /* mmap.c */
 u32 uiomem_map_type(const struct uiomem *um, bool o_sync);

@@ -2,17 +2,122 @@
 /*
  * uiomem.h - ioctls of /dev/<name> for uiomem device-memory regions.
  *
- * The sysfs attributes of /sys/class/uiomem/<name>/ keep the interface of
- * the original uiomem driver; these ioctls are new.  Every structure uses
- * fixed-width fields with explicit padding, so 32-bit and 64-bit callers
- * share one layout.  Reserved fields and unknown flags must be zero, else
- * the ioctl fails with EINVAL, so that they can be given a meaning later.
+ * Two sets of ioctls:
+ *
+ * - 'U' 1..9: the user ABI of the original uiomem driver 1.1 (ioctl
+ *   version 1), with its numbers and layouts, so that programs written for
+ *   it work unchanged.  Their flags words are built and taken apart with
+ *   the UIOMEM_*_FLAGS_* helpers below.
+ * - 'u' 0xc0/0xc1: this driver's extensions, a query of what the 1.1
+ *   ioctls do not report (the cache granule, the effective mapping type,
+ *   counters) and a sync with a 64-bit range that touches no shared state.
+ *   Their reserved fields and unknown flags must be zero, else the ioctl
+ *   fails with EINVAL, so that they can be given a meaning later.
+ *
+ * Every structure uses fixed-width fields with explicit padding, so 32-bit
+ * and 64-bit callers share one layout.
  */
 #ifndef _UAPI_LINUX_UIOMEM_H
 #define _UAPI_LINUX_UIOMEM_H
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
+
+/* ---- The uiomem 1.1 ioctls, magic 'U' ---- */
+
+/* The ioctl version GET_DRV_INFO reports (flags bits 0..7). */
+#define UIOMEM_IOCTL_VERSION		1
+
+/**
+ * struct uiomem_ioctl_drv_info - UIOMEM_IOCTL_GET_DRV_INFO
+ * @flags: bits 0..7: UIOMEM_IOCTL_VERSION; the others are zero
+ * @version: the driver version (as sysfs driver_version), NUL-padded
+ * @sync_operation: how the driver maintains the CPU cache (as sysfs
+ *	sync_operation), NUL-padded; empty when it cannot ("NONE" in sysfs)
+ */
+struct uiomem_ioctl_drv_info {
+	__u64 flags;
+	char version[16];
+	char sync_operation[16];
+};
+
+#define UIOMEM_DRV_INFO_FLAGS_IOCTL_VERSION_SHIFT	0
+#define UIOMEM_DRV_INFO_FLAGS_IOCTL_VERSION_MASK	0xffULL
+
+/**
+ * struct uiomem_ioctl_dev_info - UIOMEM_IOCTL_GET_DEV_INFO
+ * @flags: UIOMEM_DEV_INFO_FLAGS_SHAREABLE, _CACHED and _COHERENT bits (as
+ *	the sysfs attributes shareable, cached and coherent)
+ * @size: region size in bytes
+ * @addr: CPU physical address of the region
+ */
+struct uiomem_ioctl_dev_info {
+	__u64 flags;
+	__u64 size;
+	__u64 addr;
+};
+
+#define UIOMEM_DEV_INFO_FLAGS_SHAREABLE_SHIFT	0
+#define UIOMEM_DEV_INFO_FLAGS_SHAREABLE_MASK	1ULL
+#define UIOMEM_DEV_INFO_FLAGS_CACHED_SHIFT	1
+#define UIOMEM_DEV_INFO_FLAGS_CACHED_MASK	1ULL
+#define UIOMEM_DEV_INFO_FLAGS_COHERENT_SHIFT	2
+#define UIOMEM_DEV_INFO_FLAGS_COHERENT_MASK	1ULL
+
+/**
+ * struct uiomem_ioctl_sync_args - UIOMEM_IOCTL_GET_SYNC / UIOMEM_IOCTL_SET_SYNC
+ * @flags: SYNC_CMD (bits 0..1: 1 sync for the CPU, 3 sync for the device,
+ *	0 or 2 no sync), SYNC_DIR (bits 2..3: 0 bidirectional, 1 to the device,
+ *	2 from the device; 3 keeps the stored one on SET), SYNC_MODE (bits
+ *	8..15: sync_mode; 0 keeps the stored one on SET), SYNC_OWNER (bit 16:
+ *	0 CPU, 1 device; reported by GET, ignored by SET)
+ * @size: sync_size (SET: 0 keeps the stored one)
+ * @offset: sync_offset (SET: always stored)
+ */
+struct uiomem_ioctl_sync_args {
+	__u64 flags;
+	__u64 size;
+	__u64 offset;
+};
+
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_CMD_SHIFT	0
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_CMD_MASK	3ULL
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR_SHIFT	2
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR_MASK	3ULL
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_SHIFT	8
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_MASK	0xffULL
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_OWNER_SHIFT	16
+#define UIOMEM_SYNC_ARGS_FLAGS_SYNC_OWNER_MASK	1ULL
+
+/* SYNC_CMD values */
+#define UIOMEM_SYNC_CMD_NONE		0
+#define UIOMEM_SYNC_CMD_FOR_CPU		1
+#define UIOMEM_SYNC_CMD_FOR_DEVICE	3
+
+/*
+ * UIOMEM_FLAGS_GET(flags, UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR) gives the field;
+ * UIOMEM_FLAGS_SET(flags, UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR, 1) gives @flags
+ * with the field replaced.
+ */
+#define UIOMEM_FLAGS_GET(flags, field) \
+	(((__u64)(flags) >> field##_SHIFT) & field##_MASK)
+#define UIOMEM_FLAGS_SET(flags, field, value) \
+	(((__u64)(flags) & ~(field##_MASK << field##_SHIFT)) | \
+	 (((__u64)(value) & field##_MASK) << field##_SHIFT))
+
+#define UIOMEM_IOCTL_MAGIC		'U'
+#define UIOMEM_IOCTL_GET_DRV_INFO	_IOR(UIOMEM_IOCTL_MAGIC, 1, struct uiomem_ioctl_drv_info)
+#define UIOMEM_IOCTL_GET_SIZE		_IOR(UIOMEM_IOCTL_MAGIC, 2, __u64)
+#define UIOMEM_IOCTL_GET_PHYS_ADDR	_IOR(UIOMEM_IOCTL_MAGIC, 3, __u64)
+#define UIOMEM_IOCTL_GET_SYNC_OWNER	_IOR(UIOMEM_IOCTL_MAGIC, 4, __u32)
+/* The argument is a packed sync command, as written to sysfs sync_for_*. */
+#define UIOMEM_IOCTL_SET_SYNC_FOR_CPU	_IOW(UIOMEM_IOCTL_MAGIC, 5, __u64)
+#define UIOMEM_IOCTL_SET_SYNC_FOR_DEVICE _IOW(UIOMEM_IOCTL_MAGIC, 6, __u64)
+#define UIOMEM_IOCTL_GET_DEV_INFO	_IOR(UIOMEM_IOCTL_MAGIC, 7, struct uiomem_ioctl_dev_info)
+#define UIOMEM_IOCTL_GET_SYNC		_IOR(UIOMEM_IOCTL_MAGIC, 8, struct uiomem_ioctl_sync_args)
+#define UIOMEM_IOCTL_SET_SYNC		_IOW(UIOMEM_IOCTL_MAGIC, 9, struct uiomem_ioctl_sync_args)
+
+/* ---- This driver's extensions, magic 'u' ---- */
 
 /* Raised when a structure or a command is added; reported by the query. */
 #define UIOMEM_ABI_VERSION		1

@@ -85,6 +85,27 @@ U_DMA_BUF_MMAP_MODE_OFF = 1
 U_DMA_BUF_MMAP_MODE_ON = 2
 U_DMA_BUF_MMAP_MODE_AUTO = 3
 U_DMA_BUF_MMAP_MODE_PAGE = 4
+UIOMEM_IOCTL_VERSION = 1
+UIOMEM_DRV_INFO_FLAGS_IOCTL_VERSION_SHIFT = 0
+UIOMEM_DRV_INFO_FLAGS_IOCTL_VERSION_MASK = 0xff
+UIOMEM_DEV_INFO_FLAGS_SHAREABLE_SHIFT = 0
+UIOMEM_DEV_INFO_FLAGS_SHAREABLE_MASK = 1
+UIOMEM_DEV_INFO_FLAGS_CACHED_SHIFT = 1
+UIOMEM_DEV_INFO_FLAGS_CACHED_MASK = 1
+UIOMEM_DEV_INFO_FLAGS_COHERENT_SHIFT = 2
+UIOMEM_DEV_INFO_FLAGS_COHERENT_MASK = 1
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_CMD_SHIFT = 0
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_CMD_MASK = 3
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR_SHIFT = 2
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR_MASK = 3
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_SHIFT = 8
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_MASK = 0xff
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_OWNER_SHIFT = 0x10
+UIOMEM_SYNC_ARGS_FLAGS_SYNC_OWNER_MASK = 1
+UIOMEM_SYNC_CMD_NONE = 0
+UIOMEM_SYNC_CMD_FOR_CPU = 1
+UIOMEM_SYNC_CMD_FOR_DEVICE = 3
+UIOMEM_IOCTL_MAGIC = 0x55
 UIOMEM_ABI_VERSION = 1
 UIOMEM_MAP_CACHED = 0
 UIOMEM_MAP_UNCACHED = 1
@@ -112,6 +133,15 @@ U_DMA_BUF_IOCTL_GET_DEV_INFO = _ioc(2, 0x55, 0x7, 24)
 U_DMA_BUF_IOCTL_GET_SYNC = _ioc(2, 0x55, 0x8, 24)
 U_DMA_BUF_IOCTL_SET_SYNC = _ioc(1, 0x55, 0x9, 24)
 U_DMA_BUF_IOCTL_EXPORT = _ioc(3, 0x55, 0xa, 40)
+UIOMEM_IOCTL_GET_DRV_INFO = _ioc(2, 0x55, 0x1, 40)
+UIOMEM_IOCTL_GET_SIZE = _ioc(2, 0x55, 0x2, 8)
+UIOMEM_IOCTL_GET_PHYS_ADDR = _ioc(2, 0x55, 0x3, 8)
+UIOMEM_IOCTL_GET_SYNC_OWNER = _ioc(2, 0x55, 0x4, 4)
+UIOMEM_IOCTL_SET_SYNC_FOR_CPU = _ioc(1, 0x55, 0x5, 8)
+UIOMEM_IOCTL_SET_SYNC_FOR_DEVICE = _ioc(1, 0x55, 0x6, 8)
+UIOMEM_IOCTL_GET_DEV_INFO = _ioc(2, 0x55, 0x7, 24)
+UIOMEM_IOCTL_GET_SYNC = _ioc(2, 0x55, 0x8, 24)
+UIOMEM_IOCTL_SET_SYNC = _ioc(1, 0x55, 0x9, 24)
 UIOMEM_IOCTL_QUERY = _ioc(2, 0x75, 0xc0, 96)
 UIOMEM_IOCTL_SYNC = _ioc(1, 0x75, 0xc1, 40)
 
@@ -130,6 +160,18 @@ u_dma_buf_ioctl_sync_args = Layout("=QQQ", (
 # struct u_dma_buf_ioctl_export_args: 40 bytes
 u_dma_buf_ioctl_export_args = Layout("=QQQQiI", (
     "flags", "size", "offset", "addr", "fd", "reserved",
+))
+# struct uiomem_ioctl_drv_info: 40 bytes
+uiomem_ioctl_drv_info = Layout("=Q16s16s", (
+    "flags", "version", "sync_operation",
+))
+# struct uiomem_ioctl_dev_info: 24 bytes
+uiomem_ioctl_dev_info = Layout("=QQQ", (
+    "flags", "size", "addr",
+))
+# struct uiomem_ioctl_sync_args: 24 bytes
+uiomem_ioctl_sync_args = Layout("=QQQ", (
+    "flags", "size", "offset",
 ))
 # struct uiomem_query: 96 bytes
 uiomem_query = Layout("=QQIIIIIIQQQ4Q", (

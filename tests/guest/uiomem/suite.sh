@@ -28,6 +28,21 @@ um_absent() {
 	fi
 }
 um_attr() { cat "$UM_CLASS/$1/$2" 2>&1; }
+# um_modes NAME: shareable, cached and coherent of a region, as three digits.
+um_modes() {
+	echo "$(um_attr "$1" shareable)$(um_attr "$1" cached)$(um_attr "$1" coherent)"
+}
+# um_abi11 SUITE-SUFFIX NAME: the uiomem 1.1 checks on region NAME, also as a
+# 32-bit program on arm64 (the compat_ioctl path).
+um_abi11() {
+	udmem_run "UDMEM_SUITE=uiomem/$1" "UIOMEM_DEV=$2" uiomem-abi11
+	[ "$UDMEM_ARCH" = arm64 ] || return 0
+	if [ -x /udmem/bin/uiomem-abi11-compat32 ]; then
+		udmem_run "UDMEM_SUITE=uiomem/$1-compat32" "UIOMEM_DEV=$2" uiomem-abi11-compat32
+	else
+		tap_fail "$1-compat32/uiomem-abi11" "the harness did not build uiomem-abi11-compat32"
+	fi
+}
 # um_count: the number of regions in the class.
 um_count() {
 	_n=0
@@ -109,6 +124,10 @@ else
 		tap_eq param-region-default-sync_offset 0x0 "$(um_attr uiomem0 sync_offset)"
 		tap_check param-region-claimed grep -q ' : uiomem0$' /proc/iomem
 		tap_check param-region-params-readable test "$(cat /sys/module/uiomem/parameters/uiomem0_size)" = "$((bar_size))"
+		tap_eq param-option-default 2 "$(cat /sys/module/uiomem/parameters/uiomem0_option)"
+		tap_eq param-option-default-modes 010 "$(um_modes uiomem0)"
+		tap_eq param-region-ioctl_version 1 "$(um_attr uiomem0 ioctl_version)"
+		um_log_has param-region-log-cache-modes "cached 1 coherent 0 shareable 0 sync_operation "
 
 		UIOMEM_DEV=uiomem0
 		export UIOMEM_DEV
@@ -116,6 +135,7 @@ else
 		udmem_run uiomem-peer guest_write
 		udmem_run uiomem-peer zz_bye
 		udmem_run uiomem-region
+		um_abi11 abi11 uiomem0
 		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_revokes_mappings
 
 		# Unbind with the file open: the file gets ENODEV, rebinding works.
@@ -147,6 +167,32 @@ else
 		tap_fail param-region "insmod uiomem uiomem0_addr=$bar_start failed"
 	fi
 
+	# --- 2b. uiomem0_option: bit 0 shareable, bit 1 cached, bit 2 coherent
+	# (forced on when not cached); other bits are ignored.
+	for spec in 0:001 1:101 2:010 3:110 4:001 5:101 6:011 7:111 0x1fa:010; do
+		opt=${spec%:*} want=${spec#*:}
+		if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size" uiomem0_option="$opt"; then
+			tap_eq "param-option-$opt-modes" "$want" "$(um_modes uiomem0)"
+			tap_eq "param-option-$opt-reads-back" "$((opt))" "$(cat /sys/module/uiomem/parameters/uiomem0_option)"
+			if [ "${want%??}" = 0 ]; then
+				# Claimed unless shareable.
+				tap_check "param-option-$opt-claimed" grep -q ' : uiomem0$' /proc/iomem
+			fi
+			case $opt in
+			0 | 6)
+				um_abi11 "option$opt" uiomem0
+				udmem_run "UDMEM_SUITE=uiomem/option$opt" UIOMEM_DEV=uiomem0 uiomem-region query_map_type
+				;;
+			1)
+				tap_check param-option-1-shareable-not-claimed sh -c "! grep -q ' : uiomem0\$' /proc/iomem"
+				;;
+			esac
+			udmem_rmmod uiomem
+		else
+			tap_fail "param-option-$opt" "insmod with uiomem0_option=$opt failed"
+		fi
+	done
+
 	# --- 3. bad module parameters: the module loads, the bad regions don't
 	ram=$(um_system_ram_addr)
 	if [ "$UDMEM_ARCH" = armhf ]; then
@@ -160,7 +206,8 @@ else
 		uiomem2_addr="$wrap" uiomem2_size=0x2000 \
 		uiomem3_addr=$((bar_start + 0x100)) uiomem3_size=0x1000 \
 		uiomem4_addr="$bar_start" uiomem4_size=0x10000 \
-		uiomem5_addr=$((bar_start + 0x10000)) uiomem5_size=0x1001; then
+		uiomem5_addr=$((bar_start + 0x10000)) uiomem5_size=0x1001 \
+		uiomem6_size=0x1000; then
 		tap_check bad-params-good-region-still-created test -c /dev/uiomem0
 		um_absent param-system-ram-refused uiomem1
 		um_log_has param-system-ram-message "$(printf 'region [mem 0x%08x-' $((ram)))"
@@ -171,6 +218,8 @@ else
 		um_log_has param-unaligned-message "$(printf 'region [mem 0x%08x-' $((bar_start + 0x100)))"
 		um_absent param-overlap-refused uiomem4
 		um_log_has param-overlap-message "overlaps a region already claimed"
+		um_absent param-addr-zero-refused uiomem6
+		um_log_has param-addr-zero-message "uiomem6_size is set but uiomem6_addr is 0"
 		tap_check bad-params-unload udmem_rmmod uiomem
 		tap_eq bad-params-unload-frees-chrdev "" "$(um_major)"
 	else
@@ -212,7 +261,28 @@ else
 	um_log_has dt-bad-minor-message "minor-number 256 is not below 256"
 	um_log_has dt-duplicate-name-message 'device name "uiomem-nomap" is already in use'
 	um_log_has dt-no-reg-message 'no "reg" and no "memory-region"'
-	tap_eq dt-region-count 3 "$(um_count)"
+	# memory-region without reg, on a reserved-memory node the kernel placed
+	tap_check dt-memory-region-dynamic-node test -c /dev/uiomem-dynamic
+	tap_eq dt-memory-region-dynamic-size 1048576 "$(um_attr uiomem-dynamic size)"
+	dyn=$(um_attr uiomem-dynamic phys_addr)
+	tap_eq dt-memory-region-dynamic-aligned 0 $((dyn & 0xfffff))
+	tap_check dt-memory-region-dynamic-not-the-carve-out test "$((dyn))" != "$(($(um_attr uiomem-nomap phys_addr)))"
+	tap_eq dt-reg-wins-over-memory-region-size 65536 "$(um_attr uiomem-reg-wins size)"
+	tap_eq dt-reg-wins-over-memory-region-phys \
+		$(($(um_attr uiomem-nomap phys_addr) + 0x80000)) $(($(um_attr uiomem-reg-wins phys_addr)))
+	# cache modes: shareable, cached, coherent
+	tap_eq dt-default-modes 010 "$(um_modes uiomem-nomap)"
+	tap_eq dt-cache-off-modes 101 "$(um_modes uiomem-cache-off)"
+	tap_eq dt-cache-coherent-modes 111 "$(um_modes uiomem-cache-coherent)"
+	tap_eq dt-cache-noncoherent-beats-option 110 "$(um_modes uiomem-cache-noncoherent)"
+	tap_eq dt-cache-off-beats-other-cache-props 101 "$(um_modes uiomem-cache-order)"
+	tap_eq dt-option7-shareable-cached-coherent 111 "$(um_modes uiomem-option7)"
+	tap_eq dt-option5-uncached-is-coherent 101 "$(um_modes uiomem-option5)"
+	tap_eq dt-option2-modes 110 "$(um_modes uiomem-option2)"
+	tap_eq dt-sync-offset-u64 0x2000 "$(um_attr uiomem-option2 sync_offset)"
+	tap_eq dt-sync-size-u64 12288 "$(um_attr uiomem-option2 sync_size)"
+	um_log_has dt-log-cache-modes "cached 0 coherent 1 shareable 1 sync_operation "
+	tap_eq dt-region-count 12 "$(um_count)"
 
 	# The same ABI checks on the no-map region, under their own names.
 	UIOMEM_DEV=uiomem-nomap UDMEM_SUITE=uiomem/dt-nomap
@@ -220,6 +290,12 @@ else
 	udmem_run uiomem-region
 	UIOMEM_DEV=uiomem-always UDMEM_SUITE=uiomem/dt-always
 	udmem_run uiomem-region query_map_type
+	UDMEM_SUITE=uiomem
+	um_abi11 dt-nomap uiomem-nomap
+	um_abi11 dt-cache-off uiomem-cache-off
+	um_abi11 dt-cache-coherent uiomem-cache-coherent
+	um_abi11 dt-dynamic uiomem-dynamic
+	udmem_run UDMEM_SUITE=uiomem/dt-cache-off UIOMEM_DEV=uiomem-cache-off uiomem-region query_map_type
 	UDMEM_SUITE=uiomem
 	tap_check dt-unload udmem_rmmod uiomem
 	tap_check dt-unload-releases-region sh -c "! grep -q ' : uiomem-nomap\$' /proc/iomem"

@@ -52,11 +52,18 @@ static int expect_map_type(int o_sync, unsigned int mode)
 static int want_map_type(int o_sync, unsigned int mode, const struct uiomem_query *q)
 {
 	const char *arch = getenv("UDMEM_ARCH");
-	int type = (o_sync || (mode & 4)) ? (int)(mode & 3) : UIOMEM_MAP_CACHED;
+	int cached = ut_uiomem_attr_u64("cached") == 1;
+	int type = (o_sync || (mode & 4) || !cached) ? (int)(mode & 3) : UIOMEM_MAP_CACHED;
 
+	/* No cache maintenance makes a region uncached at probe. */
+	if (!q->cache_line_size)
+		EXPECT_FALSE(cached && !ut_uiomem_attr_u64("coherent"));
+
+	/* PAT: follows the kernel alias, WB for cached regions, else WC. */
 	if (arch && !strcmp(arch, "x86_64"))
-		return UIOMEM_MAP_CACHED;	/* PAT: follows the WB kernel alias */
-	if (type == UIOMEM_MAP_CACHED && !q->cache_line_size)
+		return cached ? UIOMEM_MAP_CACHED : UIOMEM_MAP_WRITECOMBINE;
+	/* An uncached region (cache-off, or no cache maintenance) never maps cached. */
+	if (type == UIOMEM_MAP_CACHED && !cached)
 		return UIOMEM_MAP_UNCACHED;
 	return type;
 }
