@@ -252,14 +252,14 @@ static int udmabuf_platform_probe(struct platform_device *pdev)
 			goto err_release_rmem;
 	}
 
+	p.pdev = pdev;
+	p.rmem = rmem;
 	buf = udmabuf_create(&p, dev, dev);
 	if (IS_ERR(buf)) {
 		ret = PTR_ERR(buf);
 		dev_err(dev, "cannot create buffer: %d\n", ret);
 		goto err_release_rmem;
 	}
-	buf->pdev = pdev;
-	buf->rmem = rmem;
 	platform_set_drvdata(pdev, buf);
 	if (pdata)
 		pdata->probe_err = 0;

@@ -177,6 +177,12 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	mutex_init(&buf->lock);
 	INIT_LIST_HEAD(&buf->node);
 	buf->origin = p->origin;
+	/*
+	 * Known before the buffer is published: lookups tell a platform
+	 * device's buffer (removed by its driver's remove) from a child.
+	 */
+	buf->pdev = p->pdev;
+	buf->rmem = p->rmem;
 	buf->size = p->size;
 	buf->alloc_size = PAGE_ALIGN((size_t)p->size);
 	buf->quirk_mmap_mode = p->quirk_mmap_mode ? p->quirk_mmap_mode :

@@ -59,6 +59,8 @@ struct udmabuf_params {
 	u32 sync_direction;
 	int dma_mask_bits;		/* 0: keep the device's mask */
 	enum udmabuf_origin origin;
+	struct platform_device *pdev;	/* the probing platform device, if any */
+	bool rmem;			/* a user of the device's memory-region */
 };
 
 /* A mappable range of a buffer: all of it, or an exported part. */
