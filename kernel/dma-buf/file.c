@@ -3,8 +3,9 @@
  * u-dma-buf: file operations of /dev/<name>.
  *
  * read() and write() copy through the kernel mapping and are bounded by the
- * buffer size; with O_SYNC or sync_mode bit 2 they hand the range to the
- * CPU before the copy and back to the device after it.
+ * buffer size (a write that faults part way counts the bytes it wrote);
+ * with O_SYNC or sync_mode bit 2 they hand the range to the CPU before the
+ * copy and back to the device after it.
  */
 #include <linux/fs.h>
 #include <linux/minmax.h>
@@ -100,6 +101,7 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 	struct udmabuf *buf = file->private_data;
 	loff_t pos = *ppos;
 	bool sync = false;
+	size_t left;
 	ssize_t len;
 
 	if (!count)
@@ -109,14 +111,18 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 		return len;
 	if (!len)
 		return -ENOSPC;		/* nothing fits: a full device, not a silent 0 */
-	if (copy_from_user(buf->virt + pos, ubuf, len)) {
-		if (sync)
-			udmabuf_rw_end(buf, pos, 0, UDMEM_SYNC_TO_DEVICE);
-		return -EFAULT;
-	}
-	*ppos = pos + len;
+	/*
+	 * Not copy_from_user(): on a fault it zeroes the rest of the
+	 * destination, bytes of the buffer this write never had.  The bytes
+	 * before the fault are written and counted; none is EFAULT.
+	 */
+	left = access_ok(ubuf, len) ? __copy_from_user(buf->virt + pos, ubuf, len) : len;
+	len -= left;
 	if (sync)
 		udmabuf_rw_end(buf, pos, len, UDMEM_SYNC_TO_DEVICE);
+	if (!len)
+		return -EFAULT;
+	*ppos = pos + len;
 	return len;
 }
 

@@ -14,7 +14,9 @@
  * its byte count, or the errno of the first failing command (the rest of
  * that write is dropped): -EINVAL for a malformed command, -ENOENT for an
  * unknown name, -EEXIST for a duplicate, -EBUSY for deleting a buffer that
- * is open, mapped or exported, -ENOSPC for a command over 1023 bytes.
+ * is open, mapped or exported, -ENOMEM or -E2BIG for a size that cannot be
+ * had, -ENODEV when the new buffer's device was unbound before the create
+ * returned, -ENOSPC for a command over 1023 bytes.
  */
 #include <linux/device.h>
 #include <linux/err.h>
