@@ -106,7 +106,10 @@ static ssize_t sync_##suffix##_show(struct device *dev,			\
 	return sysfs_emit(buf, fmt "\n", v);				\
 }
 
-/* @parse is the kstrto*() of @type; values above @max are EINVAL. */
+/*
+ * @parse is the kstrto*() of @type; a malformed number, one past @type
+ * (ERANGE from kstrto*()) and one above @max are all EINVAL, as documented.
+ */
 #define UIOMEM_SYNC_ATTR_STORE(suffix, type, parse, max)		\
 static ssize_t sync_##suffix##_store(struct device *dev,		\
 				     struct device_attribute *attr,	\
@@ -117,9 +120,7 @@ static ssize_t sync_##suffix##_store(struct device *dev,		\
 	int ret;							\
 									\
 	ret = parse(buf, 0, &v);					\
-	if (ret)							\
-		return ret;						\
-	if (v > (max))							\
+	if (ret || v > (max))						\
 		return -EINVAL;						\
 	if (mutex_lock_interruptible(&um->lock))			\
 		return -ERESTARTSYS;					\
@@ -159,9 +160,8 @@ static int uiomem_sync_attr_store(struct uiomem *um, const char *buf,
 	u64 v;
 	int ret;
 
-	ret = kstrtou64(buf, 0, &v);
-	if (ret)
-		return ret;
+	if (kstrtou64(buf, 0, &v))
+		return -EINVAL;
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
 	ret = uiomem_sync_store(um, v, for_device);
