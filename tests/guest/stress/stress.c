@@ -41,6 +41,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -1360,7 +1362,8 @@ static void udb_shared_mgr(struct th *t)
 		snprintf(cmd, sizeof(cmd), "create %s %llu %s\n", name,
 			 (unsigned long long)(1 + rn(t, 4 * ut_page())), quirk_opt[rn(t, 5)]);
 		call(t, "manager \"%.*s\"", (int)strlen(cmd) - 1, cmd);
-		err = allow(t, mgr_cmd(t->mgr, cmd), B(EEXIST) | B(ENOMEM));
+		/* ENODEV: another thread unbound the new device before create returned. */
+		err = allow(t, mgr_cmd(t->mgr, cmd), B(EEXIST) | B(ENOMEM) | B(ENODEV));
 		if (!err)
 			atomic_fetch_add(&g_us.creates, 1);
 	} else {
@@ -1558,7 +1561,9 @@ static void shared_bind(struct th *t, bool uiomem, const char *pdev)
 		pdev = dev;
 		snprintf(path, sizeof(path), "%s/bind", drv);
 		call(t, "bind %s", pdev);
-		err = allow(t, write_str(path, pdev), B(ENODEV) | B(EBUSY) | B(ENOMEM) | B(EEXIST));
+		/* EAGAIN: the driver core's answer when the bind races a removal */
+		err = allow(t, write_str(path, pdev),
+			    B(ENODEV) | B(EBUSY) | B(ENOMEM) | B(EEXIST) | B(EAGAIN));
 		if (!err)
 			atomic_fetch_add(&g_us.binds, 1);
 		return;
@@ -1661,7 +1666,7 @@ static void udb_mgr_garbage(struct th *t)
 			 (unsigned long long)(1 + rn(t, 8192)), name);
 		want = 0;
 		break;
-	case 7:		/* too much memory: ENOMEM */
+	case 7:		/* too much memory: ENOMEM, or E2BIG past the kernel's size_t */
 		snprintf(cmd, sizeof(cmd), "create %s %s\n", name,
 			 huge[rn(t, ARRAY_SIZE(huge))]);
 		want = ENOMEM;
@@ -1693,10 +1698,16 @@ static void udb_mgr_garbage(struct th *t)
 	call(t, "manager write of %zu bytes \"%.*s\" (case %d)",
 	     kind == 9 ? (size_t)1 : strlen(cmd), (int)strcspn(cmd, "\n") < 60 ?
 	     (int)strcspn(cmd, "\n") : 60, cmd, kind);
-	if (kind == 9 && !cmd[0])
+	if (kind == 9 && !cmd[0]) {
 		expect(t, write(t->mgr, "", 1) < 0 ? errno : 0, want);
-	else
-		expect(t, mgr_cmd(t->mgr, cmd), want);
+	} else {
+		int err = mgr_cmd(t->mgr, cmd);
+
+		/* Which one depends on the kernel's size_t, not this program's. */
+		if (kind == 7 && err == E2BIG)
+			err = ENOMEM;
+		expect(t, err, want);
+	}
 	if (kind == 6) {
 		/* a command split over two writes */
 		call(t, "manager command split over two writes");
@@ -2053,9 +2064,20 @@ static void uio_own_ioctl(struct th *t)
 			s.reserved[rn(t, 2)] = rnd(t) | 1;
 		s.offset = pick(t, t->size);
 		s.length = pick(t, t->size);
-		want = (s.flags & ~UIOMEM_SYNC_VALID_FLAGS) || !(s.flags & UIOMEM_SYNC_RW) ||
-		       s.__pad || s.reserved[0] || s.reserved[1] ||
-		       !range_ok(s.offset, s.length, t->size) ? EINVAL : 0;
+		/*
+		 * The driver's order: malformed flags and fields, then a sync
+		 * that may discard lines (START with READ, END|READ) on a file
+		 * not open for writing, then the range.
+		 */
+		if ((s.flags & ~UIOMEM_SYNC_VALID_FLAGS) || !(s.flags & UIOMEM_SYNC_RW) ||
+		    s.__pad || s.reserved[0] || s.reserved[1])
+			want = EINVAL;
+		else if (fd == t->fd_ro && (s.flags & UIOMEM_SYNC_READ) &&
+			 (!(s.flags & UIOMEM_SYNC_END) ||
+			  (s.flags & UIOMEM_SYNC_RW) == UIOMEM_SYNC_READ))
+			want = EBADF;
+		else
+			want = !range_ok(s.offset, s.length, t->size) ? EINVAL : 0;
 		call(t, "SYNC(flags %#x pad %u off %llu len %llu res %#llx %#llx) size %llu",
 		     s.flags, s.__pad, (unsigned long long)s.offset, (unsigned long long)s.length,
 		     (unsigned long long)s.reserved[0], (unsigned long long)s.reserved[1],
@@ -2103,6 +2125,31 @@ static void uio_check_owner(struct th *t)
 
 static char g_uio_pdev[64];
 
+/*
+ * The shared region may be unbound by another thread at any time, and the
+ * driver then revokes its mappings: a touch gets SIGBUS (documented).  The
+ * touch loop catches it; anywhere else SIGBUS stays fatal.
+ */
+static __thread sigjmp_buf *t_bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	if (t_bus_jmp)
+		siglongjmp(*t_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_sigbus(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 static void uio_shared_op(struct th *t)
 {
 	struct stash *s = &t->st[rn(t, NSTASH)];
@@ -2141,14 +2188,20 @@ static void uio_shared_op(struct th *t)
 		allow(t, err, GONE | B(EACCES) | B(ENXIO));
 		if (!err) {
 			volatile uint8_t *p = s->map;
+			sigjmp_buf jmp;
 			size_t i;
 
-			for (i = 0; i < s->maplen; i += 64) {
-				if (s->ro)
-					(void)p[i];
-				else
-					p[i] = (uint8_t)i;
+			catch_sigbus();
+			if (sigsetjmp(jmp, 1) == 0) {
+				t_bus_jmp = &jmp;
+				for (i = 0; i < s->maplen; i += 64) {
+					if (s->ro)
+						(void)p[i];
+					else
+						p[i] = (uint8_t)i;
+				}
 			}
+			t_bus_jmp = NULL;
 		}
 		break;
 	case 3:
@@ -2158,7 +2211,8 @@ static void uio_shared_op(struct th *t)
 		sy.length = rn(t, 0x20000);
 		call(t, "SYNC(shared region)");
 		r = ioctl(s->fd, UIOMEM_IOCTL_SYNC, &sy);
-		allow(t, err_of(r), GONE | B(EINVAL));
+		/* EBADF: a sync that may discard lines, on a read-only file */
+		allow(t, err_of(r), GONE | B(EINVAL) | (s->ro ? B(EBADF) : 0));
 		break;
 	case 4:
 		call(t, "QUERY(shared region)");
