@@ -7,6 +7,7 @@ import shutil
 import subprocess
 
 from .config import QEMU_DIR, TOP
+from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
 from .qemu import qemu_cmd
 from .util import run
 
@@ -49,6 +50,10 @@ def make_initramfs(conf, state, bdir, suites):
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
                 os.path.join(stage, "udmem", "lib.sh"))
+    # /init's kernel-log scan: the patterns alone (grep -f reads every line).
+    for path in (REPORTS_FILE, BENIGN_FILE):
+        with open(os.path.join(stage, "udmem", os.path.basename(path)), "w") as f:
+            f.write("\n".join(read_patterns(path)) + "\n")
     for s in suites:
         shutil.copytree(os.path.join(TOP, "tests", "guest", s),
                         os.path.join(stage, "udmem", "suites", s),
