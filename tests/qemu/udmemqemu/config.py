@@ -13,6 +13,7 @@ import glob
 import os
 import re
 import sys
+from typing import Any
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 QEMU_DIR = os.path.join(TOP, "tests", "qemu")
@@ -43,9 +44,9 @@ class TargetError(ValueError):
     """A target file that cannot be used as written."""
 
 
-def _key(doc, default=dataclasses.MISSING, choices=None):
+def _key(doc: str, default: Any = dataclasses.MISSING, choices: tuple[str, ...] = ()) -> Any:
     """A target key: its documentation, default and (for strings) allowed values."""
-    meta = {"doc": doc}
+    meta: dict[str, Any] = {"doc": doc}
     if choices:
         meta["choices"] = choices
     if default is dataclasses.MISSING:
@@ -147,7 +148,7 @@ KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name not in ("name", 
 KERNEL_KEYS = ("deb_arch", "suites", "flavour", "busybox_suite", "kbuild_suite", "modpost")
 
 
-def _convert(field, value):
+def _convert(field: dataclasses.Field[Any], value: str) -> Any:
     """A conf-file string as the field's type."""
     if field.type is bool:
         if value not in ("yes", "no"):
@@ -163,7 +164,7 @@ def _convert(field, value):
     return value
 
 
-def read_conf(path):
+def read_conf(path: str) -> dict[str, Any]:
     """The raw `key = value` pairs of one file, checked against the known keys."""
     pairs = {}
     with open(path) as f:
@@ -188,12 +189,12 @@ def read_conf(path):
     return pairs
 
 
-def target_names(directory=TARGETS_DIR):
+def target_names(directory: str = TARGETS_DIR) -> list[str]:
     return sorted(os.path.basename(p)[:-5] for p in
                   glob.glob(os.path.join(directory, "*.conf")))
 
 
-def _pairs(name, directory, seen):
+def _pairs(name: str, directory: str, seen: list[str]) -> dict[str, Any]:
     path = os.path.join(directory, name + ".conf")
     if not os.path.exists(path):
         raise TargetError(f"unknown target '{name}' "
@@ -211,7 +212,7 @@ def _pairs(name, directory, seen):
     return pairs
 
 
-def parse_target(name, directory=TARGETS_DIR):
+def parse_target(name: str, directory: str = TARGETS_DIR) -> Target:
     """The Target of DIRECTORY/NAME.conf, after its `base` chain; TargetError if unusable."""
     pairs = _pairs(name, directory, [])
     missing = [k for k, f in KEYS.items() if k not in pairs and
@@ -232,7 +233,7 @@ def load_target(name):
         sys.exit(f"udmem-qemu: {e}")
 
 
-def all_targets():
+def all_targets() -> list[str]:
     order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "x86_64-6.12",
              "x86_64-python", "armhf-6.12"]
     have = target_names()
