@@ -40,6 +40,10 @@ ARCHIVE = {
 }
 
 
+# The architectures tests/qemu/debug/build-kernel builds a debug kernel for.
+DEBUG_ARCHES = ("x86_64", "arm64")
+
+
 class TargetError(ValueError):
     """A target file that cannot be used as written."""
 
@@ -119,6 +123,16 @@ class Target:
     timeout: int = _key("Seconds before a guest counts as hung.", 1200)
     base: str = _key("Target whose keys this one starts from; the two share the "
                      "downloaded kernel.", "")
+    # ---- a kernel built here instead of Debian's package
+    debug_kernel: str = _key(
+        "Architecture (x86_64 or arm64, the target's `arch`) of a debug kernel that "
+        "tests/qemu/debug/build-kernel builds from Debian's linux-source-6.1 (KASAN, "
+        "lockdep, DMA-API debug, kmemleak, fault injection; cached by its stamp in "
+        "$UDMEM_CACHE/debug).  Its bzImage/Image is booted, its build tree is "
+        "KERNEL_SRC and its modules are the guest_kmods; the Debian fetch still gives "
+        "busybox.  Empty: Debian's packaged kernel.", "")
+    default_run: bool = _key("`no`: `udmem-qemu test` (and `make test`) runs the target "
+                             "only when --targets (TARGETS=) names it.", True)
 
     def __post_init__(self):
         for suite in self.suites + self.kbuild_suite + (self.busybox_suite,):
@@ -138,6 +152,13 @@ class Target:
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
         if self.mode == "host9p" and not self.host_modules:
             raise TargetError("mode = host9p needs host_modules")
+        if self.debug_kernel:
+            if self.debug_kernel not in DEBUG_ARCHES:
+                raise TargetError(f"debug_kernel = {self.debug_kernel}: must be one of "
+                                  f"{', '.join(DEBUG_ARCHES)}")
+            if self.debug_kernel != self.arch:
+                raise TargetError(f"debug_kernel = {self.debug_kernel}: not the target's "
+                                  f"arch ({self.arch})")
         for key in ("smp", "memory", "timeout"):
             if getattr(self, key) <= 0:
                 raise TargetError(f"{key} must be positive")
@@ -234,10 +255,21 @@ def load_target(name):
 
 
 def all_targets() -> list[str]:
+    """The targets `udmem-qemu test` runs by default: every target file, in this
+    order, but those with `default_run = no`.  A target that does not load stays
+    in, so that its error shows."""
     order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "x86_64-6.12",
              "x86_64-python", "armhf-6.12"]
     have = target_names()
-    return [t for t in order if t in have] + [t for t in have if t not in order]
+    names = [t for t in order if t in have] + [t for t in have if t not in order]
+    return [t for t in names if _default_run(t)]
+
+
+def _default_run(name: str) -> bool:
+    try:
+        return bool(parse_target(name).default_run)
+    except TargetError:
+        return True
 
 
 def describe_keys():

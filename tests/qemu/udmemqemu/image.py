@@ -3,6 +3,7 @@
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 
@@ -13,12 +14,15 @@ from .util import run
 
 
 def copy_distro_module(state, name, dest):
-    """Copy the kernel package's NAME.ko (decompressed) into dest; False if absent."""
-    root = os.path.dirname(os.path.dirname(state["kernel_image"]))
-    rel = os.path.basename(state["modules"])
+    """Copy the kernel's NAME.ko (decompressed) into dest; False if absent.
+
+    The modules folder is the package's lib/modules/<release> (or its usr/lib
+    twin: the package may install either) or a debug build's modroot."""
+    mods = state["modules"]
+    usr = re.sub(r"/lib/modules/([^/]+)$", r"/usr/lib/modules/\1", mods)
     found = []
-    for base in ("lib/modules", "usr/lib/modules"):
-        found += glob.glob(os.path.join(root, base, rel, "kernel", "**", name + ".ko*"),
+    for base in (mods, usr):
+        found += glob.glob(os.path.join(base, "kernel", "**", name + ".ko*"),
                            recursive=True)
     if not found:
         return False
