@@ -45,7 +45,7 @@ kmemleak_scan() {
 if [ -w $kmemleak ]; then
     # What booting leaked is the kernel's, not the suites': set it aside.
     kmemleak_scan
-    echo "# kmemleak: $(grep -c '^unreferenced object' $kmemleak) suspects after boot, cleared"
+    echo "# booting left $(grep -c '^unreferenced object' $kmemleak) unreferenced object(s), set aside"
     echo clear > $kmemleak
 fi
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
