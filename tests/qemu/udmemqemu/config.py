@@ -13,6 +13,7 @@ import glob
 import os
 import re
 import sys
+from typing import Any
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 QEMU_DIR = os.path.join(TOP, "tests", "qemu")
@@ -39,13 +40,17 @@ ARCHIVE = {
 }
 
 
+# The architectures tests/qemu/debug/build-kernel builds a debug kernel for.
+DEBUG_ARCHES = ("x86_64", "arm64")
+
+
 class TargetError(ValueError):
     """A target file that cannot be used as written."""
 
 
-def _key(doc, default=dataclasses.MISSING, choices=None):
+def _key(doc: str, default: Any = dataclasses.MISSING, choices: tuple[str, ...] = ()) -> Any:
     """A target key: its documentation, default and (for strings) allowed values."""
-    meta = {"doc": doc}
+    meta: dict[str, Any] = {"doc": doc}
     if choices:
         meta["choices"] = choices
     if default is dataclasses.MISSING:
@@ -118,6 +123,16 @@ class Target:
     timeout: int = _key("Seconds before a guest counts as hung.", 1200)
     base: str = _key("Target whose keys this one starts from; the two share the "
                      "downloaded kernel.", "")
+    # ---- a kernel built here instead of Debian's package
+    debug_kernel: str = _key(
+        "Architecture (x86_64 or arm64, the target's `arch`) of a debug kernel that "
+        "tests/qemu/debug/build-kernel builds from Debian's linux-source-6.1 (KASAN, "
+        "lockdep, DMA-API debug, kmemleak, fault injection; cached by its stamp in "
+        "$UDMEM_CACHE/debug).  Its bzImage/Image is booted, its build tree is "
+        "KERNEL_SRC and its modules are the guest_kmods; the Debian fetch still gives "
+        "busybox.  Empty: Debian's packaged kernel.", "")
+    default_run: bool = _key("`no`: `udmem-qemu test` (and `make test`) runs the target "
+                             "only when --targets (TARGETS=) names it.", True)
 
     def __post_init__(self):
         for suite in self.suites + self.kbuild_suite + (self.busybox_suite,):
@@ -137,6 +152,13 @@ class Target:
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
         if self.mode == "host9p" and not self.host_modules:
             raise TargetError("mode = host9p needs host_modules")
+        if self.debug_kernel:
+            if self.debug_kernel not in DEBUG_ARCHES:
+                raise TargetError(f"debug_kernel = {self.debug_kernel}: must be one of "
+                                  f"{', '.join(DEBUG_ARCHES)}")
+            if self.debug_kernel != self.arch:
+                raise TargetError(f"debug_kernel = {self.debug_kernel}: not the target's "
+                                  f"arch ({self.arch})")
         for key in ("smp", "memory", "timeout"):
             if getattr(self, key) <= 0:
                 raise TargetError(f"{key} must be positive")
@@ -147,7 +169,7 @@ KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name not in ("name", 
 KERNEL_KEYS = ("deb_arch", "suites", "flavour", "busybox_suite", "kbuild_suite", "modpost")
 
 
-def _convert(field, value):
+def _convert(field: dataclasses.Field[Any], value: str) -> Any:
     """A conf-file string as the field's type."""
     if field.type is bool:
         if value not in ("yes", "no"):
@@ -163,7 +185,7 @@ def _convert(field, value):
     return value
 
 
-def read_conf(path):
+def read_conf(path: str) -> dict[str, Any]:
     """The raw `key = value` pairs of one file, checked against the known keys."""
     pairs = {}
     with open(path) as f:
@@ -188,12 +210,12 @@ def read_conf(path):
     return pairs
 
 
-def target_names(directory=TARGETS_DIR):
+def target_names(directory: str = TARGETS_DIR) -> list[str]:
     return sorted(os.path.basename(p)[:-5] for p in
                   glob.glob(os.path.join(directory, "*.conf")))
 
 
-def _pairs(name, directory, seen):
+def _pairs(name: str, directory: str, seen: list[str]) -> dict[str, Any]:
     path = os.path.join(directory, name + ".conf")
     if not os.path.exists(path):
         raise TargetError(f"unknown target '{name}' "
@@ -211,7 +233,7 @@ def _pairs(name, directory, seen):
     return pairs
 
 
-def parse_target(name, directory=TARGETS_DIR):
+def parse_target(name: str, directory: str = TARGETS_DIR) -> Target:
     """The Target of DIRECTORY/NAME.conf, after its `base` chain; TargetError if unusable."""
     pairs = _pairs(name, directory, [])
     missing = [k for k, f in KEYS.items() if k not in pairs and
@@ -232,11 +254,22 @@ def load_target(name):
         sys.exit(f"udmem-qemu: {e}")
 
 
-def all_targets():
+def all_targets() -> list[str]:
+    """The targets `udmem-qemu test` runs by default: every target file, in this
+    order, but those with `default_run = no`.  A target that does not load stays
+    in, so that its error shows."""
     order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "x86_64-6.12",
              "x86_64-python", "armhf-6.12"]
     have = target_names()
-    return [t for t in order if t in have] + [t for t in have if t not in order]
+    names = [t for t in order if t in have] + [t for t in have if t not in order]
+    return [t for t in names if _default_run(t)]
+
+
+def _default_run(name: str) -> bool:
+    try:
+        return bool(parse_target(name).default_run)
+    except TargetError:
+        return True
 
 
 def describe_keys():

@@ -3,21 +3,26 @@
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 
 from .config import QEMU_DIR, TOP
+from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
 from .qemu import qemu_cmd
 from .util import run
 
 
 def copy_distro_module(state, name, dest):
-    """Copy the kernel package's NAME.ko (decompressed) into dest; False if absent."""
-    root = os.path.dirname(os.path.dirname(state["kernel_image"]))
-    rel = os.path.basename(state["modules"])
+    """Copy the kernel's NAME.ko (decompressed) into dest; False if absent.
+
+    The modules folder is the package's lib/modules/<release> (or its usr/lib
+    twin: the package may install either) or a debug build's modroot."""
+    mods = state["modules"]
+    usr = re.sub(r"/lib/modules/([^/]+)$", r"/usr/lib/modules/\1", mods)
     found = []
-    for base in ("lib/modules", "usr/lib/modules"):
-        found += glob.glob(os.path.join(root, base, rel, "kernel", "**", name + ".ko*"),
+    for base in (mods, usr):
+        found += glob.glob(os.path.join(base, "kernel", "**", name + ".ko*"),
                            recursive=True)
     if not found:
         return False
@@ -49,6 +54,10 @@ def make_initramfs(conf, state, bdir, suites):
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
                 os.path.join(stage, "udmem", "lib.sh"))
+    # /init's kernel-log scan: the patterns alone (grep -f reads every line).
+    for path in (REPORTS_FILE, BENIGN_FILE):
+        with open(os.path.join(stage, "udmem", os.path.basename(path)), "w") as f:
+            f.write("\n".join(read_patterns(path)) + "\n")
     for s in suites:
         shutil.copytree(os.path.join(TOP, "tests", "guest", s),
                         os.path.join(stage, "udmem", "suites", s),

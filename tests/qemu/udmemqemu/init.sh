@@ -26,6 +26,28 @@ if [ -f /udmem/host9p-modules/order ]; then
     mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /host &&
     for d in proc sys dev run; do mount --bind "/$d" "/host/$d"; done
 fi
+# Kernel reports in the log: lines matching /udmem/kernel-reports.ere (from
+# tests/qemu/udmemqemu, as is the list of benign lines), numbered by grep -n.
+log_reports() {
+    dmesg | grep -n -E -f /udmem/kernel-reports.ere |
+        grep -v -E -f /udmem/kernel-reports-benign.ere
+}
+# kmemleak (the debug kernel): report only objects that stay unreferenced
+# over two scans (a scan skips objects younger than 5 s); each `scan` write
+# returns when the scan is done.
+kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_scan() {
+    sleep 6
+    echo scan > $kmemleak || return 1
+    sleep 1
+    echo scan > $kmemleak
+}
+if [ -w $kmemleak ]; then
+    # What booting leaked is the kernel's, not the suites': set it aside.
+    kmemleak_scan
+    echo "# booting left $(grep -c '^unreferenced object' $kmemleak) unreferenced object(s), set aside"
+    echo clear > $kmemleak
+fi
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
 for suite in $(cat /udmem/suites.list); do
     echo "@@SUITE $suite"
@@ -39,16 +61,32 @@ for suite in $(cat /udmem/suites.list); do
     if [ "$rc" != 0 ]; then
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
     fi
-    pat='Oops|BUG:|WARNING:|Unable to handle|Call trace|Call Trace'
-    pat="$pat|general protection|kernel BUG|Internal error"
-    bad=$(dmesg | grep -E "$pat" | head -n 5 | tr '\n' ' ')
+    bad=$(log_reports | head -n 5 | cut -d: -f2- | tr '\n' ' ')
     if [ -n "$bad" ]; then
         echo "not ok - $suite/kernel-log-clean # $bad"
-        dmesg | tail -n 60 | sed 's/^/# dmesg: /'
+        # The first report whole (KASAN's and lockdep's run to 100 lines)
+        # and the log's end.
+        first=$(log_reports | head -n 1 | cut -d: -f1)
+        from=$((first - 5))
+        [ "$from" -ge 1 ] || from=1
+        dmesg | sed -n "$from,$((first + 120))p" | sed 's/^/# dmesg: /'
+        echo "# dmesg: ..."
+        dmesg | tail -n 30 | sed 's/^/# dmesg: /'
     else
         echo "ok - $suite/kernel-log-clean"
     fi
 done
+if [ -w $kmemleak ]; then
+    if ! kmemleak_scan; then
+        echo "not ok - kernel/kmemleak-clean # cannot scan: kmemleak turned itself off?"
+        dmesg | grep kmemleak | tail -n 20 | sed 's/^/# dmesg: /'
+    elif leaks=$(grep -c '^unreferenced object' $kmemleak); [ "$leaks" != 0 ]; then
+        echo "not ok - kernel/kmemleak-clean # $leaks unreferenced object(s) after the suites"
+        head -n 400 $kmemleak | sed 's/^/# kmemleak: /'
+    else
+        echo "ok - kernel/kmemleak-clean"
+    fi
+fi
 echo "@@END"
 sync
 poweroff -f

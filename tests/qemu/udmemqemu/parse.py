@@ -9,17 +9,35 @@ A result is a line that starts with one of
 plans.  An indented line is a KTAP subtest, summed up by its parent's line.
 """
 
+import os
 import re
 
 from .util import show
 
 RESULT_RE = re.compile(r"^(not ok|ok)\s+(?:(\d+)(?:\s+-)?|-)"
                        r"(?:\s+([^#\s][^#]*?))?\s*(?:#\s*(.*))?$")
-# Console lines that mean the guest kernel went wrong.
-KERNEL_BAD_RE = re.compile(
-    r"(Kernel panic|Oops|BUG:|Unable to handle kernel|Internal error:|"
-    r"general protection fault|kernel BUG at|WARNING: CPU:|Call trace:|"
-    r"Call Trace:|rcu_sched self-detected stall|soft lockup|hung_task)")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The kernel-report patterns the guest's /init greps dmesg with, and those
+# that are no report; the files say more.
+REPORTS_FILE = os.path.join(HERE, "kernel-reports.ere")
+BENIGN_FILE = os.path.join(HERE, "kernel-reports-benign.ere")
+
+
+def read_patterns(path: str) -> list[str]:
+    """The patterns of a .ere file: its lines but comments and blank ones."""
+    with open(path) as f:
+        return [line.rstrip("\n") for line in f
+                if line.strip() and not line.startswith("#")]
+
+
+KERNEL_BAD_RE = re.compile("|".join(f"(?:{p})" for p in read_patterns(REPORTS_FILE)))
+KERNEL_BENIGN_RE = re.compile("|".join(f"(?:{p})" for p in read_patterns(BENIGN_FILE)))
+
+
+def kernel_report(line: str) -> bool:
+    """Whether a kernel log line is (part of) a report that fails a run."""
+    return bool(KERNEL_BAD_RE.search(line)) and not KERNEL_BENIGN_RE.search(line)
 
 
 def parse_result(line, suite=None):
@@ -65,11 +83,16 @@ def parse_console(console, ended):
             seen_end = True
     if seen_end:
         suite_done()
-    bad = [line for line in console if KERNEL_BAD_RE.search(line) and
+    bad = [n for n, line in enumerate(console) if kernel_report(line) and
            not parse_result(line) and not line.startswith("#")]
     tail = "\n".join("#   " + line for line in console[-40:])
     if bad:
-        results.append(("not ok", "kernel/console-clean", bad[0].strip()[:300]))
+        results.append(("not ok", "kernel/console-clean", console[bad[0]].strip()[:300]))
+        # The first report whole (a KASAN or lockdep report runs to 100 lines),
+        # when the tail below does not hold it.
+        if bad[0] < len(console) - 40:
+            first = console[max(0, bad[0] - 5):bad[0] + 120]
+            show("# first kernel report:\n" + "\n".join("#   " + line for line in first))
     if not seen_end:
         results.append(("not ok", "guest/finished",
                          f"guest stopped before @@END ({ended})"))

@@ -6,7 +6,7 @@ import sys
 import threading
 
 
-def log(msg):
+def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
@@ -15,7 +15,7 @@ def log(msg):
 QUIET = threading.local()
 
 
-def show(text):
+def show(text: str) -> None:
     if not getattr(QUIET, "on", False):
         print(text, flush=True)
 

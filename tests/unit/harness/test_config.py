@@ -41,6 +41,11 @@ CASES = [
     ("zero-memory", "memory = 0\n", "memory must be positive"),
     ("host9p-without-modules", "mode = host9p\n", "mode = host9p needs host_modules"),
     ("unknown-suite", "kbuild_suite = hamm\n", "suite hamm: not one of"),
+    ("debug-kernel", "debug_kernel = arm64\n", None),
+    ("debug-kernel-unknown", "debug_kernel = riscv64\n",
+     "debug_kernel = riscv64: must be one of x86_64, arm64"),
+    ("debug-kernel-other-arch", "debug_kernel = x86_64\n",
+     "debug_kernel = x86_64: not the target's arch (arm64)"),
 ]
 
 
@@ -97,6 +102,11 @@ def main():
             f.write(GOOD.replace("cpu = cortex-a53\n", ""))
         err = error_of(d, "good")
         check(results, "rejects-missing-key", err is not None and "missing cpu" in err, repr(err))
+    # `default_run = no` keeps a target out of the default `udmem-qemu test` only.
+    off = [n for n in config.target_names() if not config.parse_target(n).default_run]
+    default = config.all_targets()
+    check(results, "default-run-no-left-out", not set(off) & set(default) and
+          set(off) | set(default) == set(config.target_names()), f"{off} {default}")
     try:
         dataclasses.replace(config.parse_target("arm64"), smp=0)
         check(results, "validates-replace", False, "smp=0 accepted")
