@@ -107,8 +107,9 @@ static ssize_t sync_##suffix##_show(struct device *dev,			\
 }
 
 /*
- * @parse is the kstrto*() of @type; a malformed number, one past @type
- * (ERANGE from kstrto*()) and one above @max are all EINVAL, as documented.
+ * @parse is the kstrto*() of @type.  A malformed number and one above @max
+ * are EINVAL, as documented; so is one past a 32-bit field (kstrtou32()'s
+ * ERANGE).  A number past 64 bits keeps kstrtou64()'s ERANGE.
  */
 #define UIOMEM_SYNC_ATTR_STORE(suffix, type, parse, max)		\
 static ssize_t sync_##suffix##_store(struct device *dev,		\
@@ -120,7 +121,11 @@ static ssize_t sync_##suffix##_store(struct device *dev,		\
 	int ret;							\
 									\
 	ret = parse(buf, 0, &v);					\
-	if (ret || v > (max))						\
+	if (ret == -ERANGE && sizeof(v) < sizeof(u64))			\
+		ret = -EINVAL;						\
+	if (ret)							\
+		return ret;						\
+	if (v > (max))							\
 		return -EINVAL;						\
 	if (mutex_lock_interruptible(&um->lock))			\
 		return -ERESTARTSYS;					\
@@ -160,8 +165,9 @@ static int uiomem_sync_attr_store(struct uiomem *um, const char *buf,
 	u64 v;
 	int ret;
 
-	if (kstrtou64(buf, 0, &v))
-		return -EINVAL;
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
 	ret = uiomem_sync_store(um, v, for_device);
