@@ -108,7 +108,6 @@ static void uiomem_static_create(int n)
 	struct platform_device_info info = {
 		.name = UIOMEM_DRIVER_NAME,
 		.id = n,
-		.num_res = 1,
 		.properties = props,
 	};
 	struct platform_device *pdev;
@@ -132,7 +131,15 @@ static void uiomem_static_create(int n)
 	/* Before the platform core claims the range and fails less clearly. */
 	if (uiomem_check_resource(NULL, &res))
 		goto err_unreserve;
-	info.res = &res;
+	/*
+	 * The range goes as platform data, not as a platform resource: the
+	 * platform core would insert a resource into the iomem tree, where a
+	 * range inside another region's claim becomes a child of that claim
+	 * and is left dangling when that region goes (KASAN: use after free
+	 * in __release_resource() at rmmod, on overlapping parameters).
+	 */
+	info.data = &res;
+	info.size_data = sizeof(res);
 	/* Probes right away; a probe error leaves the device unbound. */
 	pdev = platform_device_register_full(&info);
 	if (IS_ERR(pdev)) {

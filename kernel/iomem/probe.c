@@ -77,19 +77,26 @@ static int uiomem_minor_get(struct platform_device *pdev, int minor)
 }
 
 /*
- * The region: "reg", else the reserved-memory node of "memory-region" (its
- * base and size, also for a node the kernel placed itself: "size" without
- * "reg"), else that node's "reg".
+ * The region: "reg" (or the module parameters' range), else the
+ * reserved-memory node of "memory-region" (its base and size, also for a
+ * node the kernel placed itself: "size" without "reg"), else that node's
+ * "reg".
  */
 static int uiomem_get_resource(struct platform_device *pdev, struct resource *res)
 {
 	struct resource *r = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+	const struct resource *param = dev_get_platdata(&pdev->dev);
 	struct reserved_mem *rmem;
 	struct device_node *np;
 	int ret = 0;
 
 	if (r) {
 		*res = *r;
+		return 0;
+	}
+	/* Module parameters: the range is platform data (see main.c). */
+	if (param) {
+		*res = *param;
 		return 0;
 	}
 	np = of_parse_phandle(pdev->dev.of_node, "memory-region", 0);
