@@ -2,8 +2,17 @@
 # udmabuf-reliability: regression tests for the u-dma-buf defects of the
 # reliability review (see udmabuf-reliability.c for the list).
 
-rel_mark() { rel_log_mark=$(dmesg | wc -l); }
-rel_since() { dmesg | tail -n +$((rel_log_mark + 1)); }
+# A mark is the time stamp of the last kernel message, not a line count:
+# once the log buffer is full, old lines drop out and counts shift.
+rel_mark() {
+	rel_log_mark=$(dmesg | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
+}
+rel_since() {
+	dmesg | awk -v m="${rel_log_mark:-0}" '{
+		t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t)
+		if (t + 0 > m + 0) print
+	}'
+}
 rel_bad_log='Bad page state|vunmap|WARNING|Oops|BUG:|duplicate filename|Unable to handle'
 
 # rel_log_clean NAME: ok when the kernel logged no report since rel_mark.
