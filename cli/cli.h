@@ -33,6 +33,11 @@ struct cli_opt {
 	int is_flag;			/* takes no value */
 };
 
+/* Names of the mmap modes, indexed by enum udmem_mmap_mode. */
+extern const char *const cli_mmap_mode_names[UDMEM_MMAP_PAGE + 1];
+/* The index of WORD in NAMES[0..N), or -1. */
+int cli_lookup(const char *const *names, int n, const char *word);
+
 void cli_error(const char *name, const char *what, int err);
 void cli_open_error(const char *name, int err);
 void cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);

@@ -30,6 +30,24 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "bench", udmem_bench_main, "measure access and sync costs" },
 };
 
+const char *const cli_mmap_mode_names[UDMEM_MMAP_PAGE + 1] = {
+	[UDMEM_MMAP_DEFAULT] = "default",
+	[UDMEM_MMAP_OFF] = "off",
+	[UDMEM_MMAP_ON] = "on",
+	[UDMEM_MMAP_AUTO] = "auto",
+	[UDMEM_MMAP_PAGE] = "page",
+};
+
+int cli_lookup(const char *const *names, int n, const char *word)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], word))
+			return i;
+	return -1;
+}
+
 static void cli_main_usage(FILE *f)
 {
 	size_t i;
