@@ -83,4 +83,26 @@ static inline int udmem_bus_unregister_notifier(const struct bus_type *bus,
 	return bus_unregister_notifier((void *)bus, nb);
 }
 
+/*
+ * Mark a device that has no firmware DMA description (a module-parameter
+ * or manager platform device) DMA-coherent, as a `dma-coherent` DT
+ * property would.  dma-direct reads dev->dma_coherent at every call, so
+ * setting it before the first allocation is enough.  ARM before 5.19
+ * picked its DMA operations by coherency when the device was set up, and
+ * the flag alone would not change them.
+ */
+static inline int udmem_dev_set_dma_coherent(struct device *dev)
+{
+#if defined(CONFIG_ARM) && UDMEM_KERNEL_BEFORE(5, 19, 0)
+	return -EOPNOTSUPP;
+#elif defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
+	dev->dma_coherent = true;
+	return 0;
+#else
+	return 0;	/* every device is DMA-coherent on this architecture */
+#endif
+}
+
 #endif /* UDMEM_COMPAT_H */

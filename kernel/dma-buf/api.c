@@ -74,6 +74,7 @@ EXPORT_SYMBOL(u_dma_buf_device_search);
  * @id: minor number, or negative for the lowest free one
  * @size: size in bytes (4 GiB and more on 64-bit kernels)
  * @option: [7:0] DMA mask width (0: the dma_mask_bit parameter),
+ *	[9] treat the new platform device as DMA-coherent (not with @parent),
  *	[12:10] mmap mode (0: the quirk_mmap_mode parameter)
  * @parent: device to allocate for, or NULL for a new platform device
  *
@@ -89,6 +90,7 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 		.size = size,
 		.dma_mask_bits = option & 0xff,
 		.quirk_mmap_mode = (option >> 10) & 7,
+		.dma_coherent = option & U_DMA_BUF_OPTION_DMA_COHERENT,
 		.origin = UDMABUF_ORIGIN_MANAGED,
 	};
 	struct platform_device *pdev;
@@ -99,6 +101,8 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 	if (p.dma_mask_bits && (p.dma_mask_bits < 12 || p.dma_mask_bits > 64))
 		return ERR_PTR(-EINVAL);
 	if (p.quirk_mmap_mode > U_DMA_BUF_MMAP_MODE_PAGE)
+		return ERR_PTR(-EINVAL);
+	if (p.dma_coherent && parent)
 		return ERR_PTR(-EINVAL);
 	if (name) {
 		mutex_lock(&udmabuf_registry_lock);

@@ -120,12 +120,19 @@ int __init udmabuf_static_create(int i)
 		.minor = i,
 		.size = udmabuf_static_size[i],
 		.origin = UDMABUF_ORIGIN_STATIC,
+		.dma_coherent = udmabuf_static_dma_coherent[i],
 	};
 	struct platform_device *pdev;
 	struct udmabuf *buf;
 	struct device *parent;
 
 	if (spec && *spec) {
+		/* A bound parent's coherency is its bus's business. */
+		if (p.dma_coherent) {
+			pr_err(UDMABUF_DRIVER_NAME ": udmabuf%d: dma_coherent needs its own device, not bind\n",
+			       i);
+			return -EINVAL;
+		}
 		parent = udmabuf_find_bind(spec);
 		if (!parent) {
 			pr_err(UDMABUF_DRIVER_NAME ": bind device \"%s\" not found\n", spec);

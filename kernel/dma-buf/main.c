@@ -15,6 +15,7 @@
 u64 udmabuf_static_size[UDMABUF_STATIC_MAX];
 char *udmabuf_static_bind[UDMABUF_STATIC_MAX];
 char *udmabuf_bind;
+bool udmabuf_static_dma_coherent[UDMABUF_STATIC_MAX];
 
 module_param_named(udmabuf0, udmabuf_static_size[0], ullong, 0444);
 module_param_named(udmabuf1, udmabuf_static_size[1], ullong, 0444);
@@ -34,6 +35,16 @@ module_param_named(udmabuf5_bind, udmabuf_static_bind[5], charp, 0444);
 module_param_named(udmabuf6_bind, udmabuf_static_bind[6], charp, 0444);
 module_param_named(udmabuf7_bind, udmabuf_static_bind[7], charp, 0444);
 MODULE_PARM_DESC(udmabuf0_bind, "parent device of udmabuf0: [pci/]<device> (likewise 1..7)");
+module_param_named(udmabuf0_dma_coherent, udmabuf_static_dma_coherent[0], bool, 0444);
+module_param_named(udmabuf1_dma_coherent, udmabuf_static_dma_coherent[1], bool, 0444);
+module_param_named(udmabuf2_dma_coherent, udmabuf_static_dma_coherent[2], bool, 0444);
+module_param_named(udmabuf3_dma_coherent, udmabuf_static_dma_coherent[3], bool, 0444);
+module_param_named(udmabuf4_dma_coherent, udmabuf_static_dma_coherent[4], bool, 0444);
+module_param_named(udmabuf5_dma_coherent, udmabuf_static_dma_coherent[5], bool, 0444);
+module_param_named(udmabuf6_dma_coherent, udmabuf_static_dma_coherent[6], bool, 0444);
+module_param_named(udmabuf7_dma_coherent, udmabuf_static_dma_coherent[7], bool, 0444);
+MODULE_PARM_DESC(udmabuf0_dma_coherent,
+		 "treat udmabuf0's device as DMA-coherent (the hardware must snoop the caches; likewise 1..7)");
 module_param_named(bind, udmabuf_bind, charp, 0444);
 MODULE_PARM_DESC(bind, "parent device of every udmabufN without its own _bind");
 

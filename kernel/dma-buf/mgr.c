@@ -98,6 +98,8 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 			if (udmabuf_mgr_number(t + 9, &val) || val > 0xff)
 				return -EINVAL;
 			option = (option & ~(u64)0xff) | val;
+		} else if (!strcmp(t, "dma-coherent")) {
+			option |= U_DMA_BUF_OPTION_DMA_COHERENT;
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-on")) {
 			option = (option & ~(7ULL << 10)) | (2ULL << 10);
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-off")) {

@@ -252,6 +252,15 @@ static int udmabuf_platform_probe(struct platform_device *pdev)
 			goto err_release_rmem;
 	}
 
+	if (p.dma_coherent) {
+		ret = udmem_dev_set_dma_coherent(dev);
+		if (ret) {
+			dev_err(dev, "cannot mark the device DMA-coherent on this kernel: %d\n",
+				ret);
+			goto err_release_rmem;
+		}
+	}
+
 	p.pdev = pdev;
 	p.rmem = rmem;
 	buf = udmabuf_create(&p, dev, dev);

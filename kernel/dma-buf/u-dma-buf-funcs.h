@@ -15,6 +15,7 @@
 /* option bits of u_dma_buf_device_create() */
 #define U_DMA_BUF_OPTION_DMA_MASK_SHIFT		0
 #define U_DMA_BUF_OPTION_DMA_MASK_MASK		0xff
+#define U_DMA_BUF_OPTION_DMA_COHERENT		BIT_ULL(9)	/* udmem addition */
 #define U_DMA_BUF_OPTION_MMAP_MODE_SHIFT	10
 #define U_DMA_BUF_OPTION_MMAP_MODE_MASK		0x7
 

@@ -58,6 +58,7 @@ struct udmabuf_params {
 	u64 sync_size;			/* 0: the whole buffer */
 	u32 sync_direction;
 	int dma_mask_bits;		/* 0: keep the device's mask */
+	bool dma_coherent;		/* mark a new platform device coherent */
 	enum udmabuf_origin origin;
 	struct platform_device *pdev;	/* the probing platform device, if any */
 	bool rmem;			/* a user of the device's memory-region */
@@ -126,6 +127,7 @@ static inline bool udmabuf_dev_has_pool(const struct device *dev)
 /* main.c: module parameters */
 extern u64 udmabuf_static_size[UDMABUF_STATIC_MAX];
 extern char *udmabuf_static_bind[UDMABUF_STATIC_MAX];
+extern bool udmabuf_static_dma_coherent[UDMABUF_STATIC_MAX];
 extern char *udmabuf_bind;
 extern int udmabuf_info_enable;
 extern int udmabuf_default_quirk_mmap_mode;

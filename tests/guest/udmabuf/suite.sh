@@ -310,6 +310,38 @@ else
 	done
 fi
 
+# udmabufN_dma_coherent (a udmem addition): the buffer's own platform device
+# counts as DMA-coherent; a neighbour keeps the architecture's default
+# (coherent only on x86); a bound parent's coherency is not ours to change.
+case $(uname -m) in
+x86_64 | i?86) _dc_default=1 ;;
+*) _dc_default=0 ;;
+esac
+if ut_load udmabuf0=0x10000 udmabuf0_dma_coherent=1 udmabuf1=0x10000; then
+	if [ ! -e /sys/class/u-dma-buf/udmabuf0 ] &&
+		dmesg | grep -q 'cannot mark the device DMA-coherent'; then
+		tap_skip param/udmabuf0_dma_coherent \
+			"this kernel chose its DMA operations at device setup (ARM before 5.19)"
+	else
+		ut_attr_eq param/udmabuf0_dma_coherent udmabuf0 dma_coherent 1
+		ut_prog dmacoherent0 udmabuf0 udmabuf-chardev data_
+	fi
+	ut_attr_eq param/neighbour-keeps-default-coherency udmabuf1 dma_coherent "$_dc_default"
+	ut_unload
+else
+	tap_fail param/udmabuf0_dma_coherent "$ut_load_out"
+fi
+for b in "udmabuf0_dma_coherent=maybe" ${UT_EDU:+"udmabuf0_bind=pci/$UT_EDU"}; do
+	ut_load udmabuf0=0x10000 udmabuf0_dma_coherent=1 "$b"
+	_got=$(echo "$ut_load_out" | cut -d' ' -f1-2)
+	if ut_loaded; then
+		tap_fail "param/dma_coherent-refused($b)" "insmod succeeded"
+		ut_unload
+	else
+		tap_eq "param/dma_coherent-refused($b)" "errno EINVAL" "$_got"
+	fi
+done
+
 # ut_bind_bus <bus> <device, or empty> <what>: udmabuf0 bound as <bus>/<device>
 ut_bind_bus() {
 	if [ -z "$2" ]; then

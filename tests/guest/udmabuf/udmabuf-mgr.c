@@ -250,6 +250,68 @@ TEST(dma_mask_option)
 	ASSERT_MGR_OK("delete ut-d1\n");
 }
 
+static int ut_coherent_flag(const char *name)
+{
+	struct ut_dev_info info;
+	int fd = ut_open(name, O_RDWR);
+
+	ASSERT_OK(ioctl(fd, UT_GET_DEV_INFO, &info));
+	close(fd);
+	return UT_DEV_DMA_COHERENT(info.flags);
+}
+
+/*
+ * dma-coherent, a udmem addition (u-dma-buf issues #69 and #127): the new
+ * platform device counts as DMA-coherent, as a device-tree node with the
+ * dma-coherent property would, in sysfs, in GET_DEV_INFO and for the DMA
+ * API.  Without it the device keeps the architecture's default.
+ */
+TEST(dma_coherent_option)
+{
+	const char *pci;
+	char b[256], cmd[160];
+	int fd, err;
+	char *p;
+
+	ut_drop("ut-c1");
+	err = ut_mgr("create ut-c1 0x10000 dma-coherent\n");
+	if (err == -EOPNOTSUPP)
+		SKIP("this kernel chose its DMA operations at device setup (ARM before 5.19)");
+	UT_CHECK(err == 0, 1, "create dma-coherent: %s", strerror(-err));
+	EXPECT_EQ(ut_get("ut-c1", "dma_coherent", 10), 1);
+	EXPECT_EQ(ut_coherent_flag("ut-c1"), 1);
+	/* data and the sync paths work as on any buffer */
+	fd = ut_open("ut-c1", O_RDWR);
+	p = mmap(NULL, 0x10000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ut_fill(p, 0x10000, 0, 77);
+	EXPECT_EQ(ut_attr_write("ut-c1", "sync_for_device", "1"), 0);
+	EXPECT_EQ(ut_attr_write("ut-c1", "sync_for_cpu", "1"), 0);
+	ASSERT_EQ(ut_pread_all(fd, b, sizeof(b), 0x10000 - sizeof(b)), 0);
+	ASSERT_PATTERN(b, sizeof(b), 0x10000 - sizeof(b), 77);
+	munmap(p, 0x10000);
+	close(fd);
+	ASSERT_MGR_OK("delete ut-c1\n");
+	/* without the keyword: the platform default, which ARM and RISC-V make non-coherent */
+	ASSERT_MGR_OK("create ut-c1 0x10000\n");
+#if defined(__x86_64__) || defined(__i386__)
+	EXPECT_EQ(ut_get("ut-c1", "dma_coherent", 10), 1);
+#else
+	EXPECT_EQ(ut_get("ut-c1", "dma_coherent", 10), 0);
+	EXPECT_EQ(ut_coherent_flag("ut-c1"), 0);
+#endif
+	ASSERT_MGR_OK("delete ut-c1\n");
+	/* an exact keyword, and not for a parent whose coherency its bus decides */
+	EXPECT_MGR_ERR("create ut-c1 0x10000 dma-coherentX\n", EINVAL, EINVAL);
+	pci = getenv("UDMABUF_PCI");
+	if (pci && *pci) {
+		snprintf(cmd, sizeof(cmd), "create ut-c1 0x4000 dma-coherent bus=pci device=%s\n",
+			 pci);
+		EXPECT_MGR_ERR(cmd, EINVAL, EINVAL);
+	}
+	EXPECT_EXISTS("ut-c1", 0);
+}
+
 /*
  * create bus=<bus> device=<$var>, which suite.sh sets to a device of that
  * bus when the guest has one; the buffer's parent is that device.
