@@ -38,8 +38,11 @@ def build(conf, state, results):
     steps = [("modules", ["make", "-C", os.path.join(src, "kernel"),
                           f"KERNEL_SRC={state['kernel_src']}"] + margs + jobs)]
     if glob.glob(os.path.join(src, "tests/kmod/*.c")):
+        # Test modules may call u-dma-buf's exports: modpost needs its symbols.
         steps.append(("test-modules", ["make", "-C", state["kernel_src"],
-                                       "M=" + os.path.join(src, "tests/kmod")] +
+                                       "M=" + os.path.join(src, "tests/kmod"),
+                                       "KBUILD_EXTRA_SYMBOLS=" +
+                                       os.path.join(src, "kernel", "Module.symvers")] +
                       margs + jobs + ["modules"]))
     for name, cmd in steps:
         p = subprocess.run(cmd, capture_output=True, text=True)
