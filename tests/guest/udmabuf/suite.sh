@@ -38,6 +38,20 @@ ut_unload() {
 	rmmod u_dma_buf
 }
 
+# ut_load_refused NAME ERRNO PARAM...: loading with PARAMs must fail with ERRNO.
+ut_load_refused() {
+	_name=$1
+	_errno=$2
+	shift 2
+	ut_load "$@"
+	if ut_loaded; then
+		tap_fail "$_name" "insmod succeeded"
+		ut_unload
+	else
+		tap_eq "$_name" "errno $_errno" "$(echo "$ut_load_out" | cut -d' ' -f1-2)"
+	fi
+}
+
 # ut_prog [VAR=VALUE...] TAG DEV PROG [FILTER]: a conformance program on
 # buffer DEV with extra environment, results named udmabuf/TAG/<test>.
 ut_prog() {
@@ -299,14 +313,7 @@ else
 	for b in "udmabuf0_bind=pci/0000:ff:1f.7" "bind=nosuchbus/x" \
 		 "udmabuf0_bind=platform/u-dma-buf.0" "udmabuf0_bind=no-such-device" \
 		 "bind=pci/" "udmabuf0_bind=pci_express/no-such-service"; do
-		ut_load udmabuf0=0x10000 "$b"
-		_got=$(echo "$ut_load_out" | cut -d' ' -f1-2)
-		if ut_loaded; then
-			tap_fail "param/bad-bind-einval($b)" "insmod succeeded"
-			ut_unload
-		else
-			tap_eq "param/bad-bind-einval($b)" "errno EINVAL" "$_got"
-		fi
+		ut_load_refused "param/bad-bind-einval($b)" EINVAL udmabuf0=0x10000 "$b"
 	done
 fi
 
@@ -332,14 +339,8 @@ else
 	tap_fail param/udmabuf0_dma_coherent "$ut_load_out"
 fi
 for b in "udmabuf0_dma_coherent=maybe" ${UT_EDU:+"udmabuf0_bind=pci/$UT_EDU"}; do
-	ut_load udmabuf0=0x10000 udmabuf0_dma_coherent=1 "$b"
-	_got=$(echo "$ut_load_out" | cut -d' ' -f1-2)
-	if ut_loaded; then
-		tap_fail "param/dma_coherent-refused($b)" "insmod succeeded"
-		ut_unload
-	else
-		tap_eq "param/dma_coherent-refused($b)" "errno EINVAL" "$_got"
-	fi
+	ut_load_refused "param/dma_coherent-refused($b)" EINVAL \
+		udmabuf0=0x10000 udmabuf0_dma_coherent=1 "$b"
 done
 
 # ut_bind_bus <bus> <device, or empty> <what>: udmabuf0 bound as <bus>/<device>
@@ -367,13 +368,7 @@ ut_bind_bus pci_express "$ut_pcie" "PCI Express port service device"
 
 # Values that are not numbers
 for v in "udmabuf0=abc" "udmabuf0=0x" "udmabuf0=-1" "dma_mask_bit=x" "info_enable=1k"; do
-	ut_load "$v"
-	if ut_loaded; then
-		tap_fail "param/bad-value-einval($v)" "insmod succeeded"
-		ut_unload
-	else
-		tap_eq "param/bad-value-einval($v)" "errno EINVAL" "$(echo "$ut_load_out" | cut -d' ' -f1-2)"
-	fi
+	ut_load_refused "param/bad-value-einval($v)" EINVAL "$v"
 done
 
 # Sizes the guest cannot hold: insmod loads, the buffer is missing (never

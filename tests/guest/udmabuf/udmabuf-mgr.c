@@ -222,14 +222,20 @@ TEST(quirk_mmap_options)
 	}
 }
 
-static uint64_t ut_mask_bits(const char *name)
+/* The flags of GET_DEV_INFO for buffer NAME. */
+static uint64_t ut_dev_flags(const char *name)
 {
 	struct ut_dev_info info;
 	int fd = ut_open(name, O_RDWR);
 
 	ASSERT_OK(ioctl(fd, UT_GET_DEV_INFO, &info));
 	close(fd);
-	return UT_DEV_DMA_MASK(info.flags);
+	return info.flags;
+}
+
+static uint64_t ut_mask_bits(const char *name)
+{
+	return UT_DEV_DMA_MASK(ut_dev_flags(name));
 }
 
 TEST(dma_mask_option)
@@ -252,12 +258,7 @@ TEST(dma_mask_option)
 
 static int ut_coherent_flag(const char *name)
 {
-	struct ut_dev_info info;
-	int fd = ut_open(name, O_RDWR);
-
-	ASSERT_OK(ioctl(fd, UT_GET_DEV_INFO, &info));
-	close(fd);
-	return UT_DEV_DMA_COHERENT(info.flags);
+	return UT_DEV_DMA_COHERENT(ut_dev_flags(name));
 }
 
 /*
