@@ -103,6 +103,9 @@ class Target:
     memory: int = _key("-m value in MiB.", 1024)
     console: str = _key("Serial console device for console=.")
     bios: str = _key("-bios value; empty for QEMU's default.", "")
+    qemu_args: tuple[str, ...] = _key(
+        "Extra QEMU arguments (words), placed before the harness's devices: e.g. "
+        "an IOMMU, which QEMU wants before the PCI devices it translates.", ())
     cmdline: str = _key("Extra kernel command line.", "")
     dt: bool = _key("The machine has a device tree: the harness dumps QEMU's and adds "
                     "tests/qemu/dt/*.dtsi.", False)

@@ -11,6 +11,7 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     if icount:
         # Guest time = instructions retired: timings repeat whatever the host load.
         cmd += ["-icount", "shift=0,sleep=off"]
+    cmd += list(conf.qemu_args)
     if conf.bios:
         cmd += ["-bios", conf.bios]
     if kernel:
