@@ -183,4 +183,58 @@ int bench_json_get(const char *line, const char *key, char *out, size_t len);
 void bench_table_print(FILE *f, const struct bench_run *run);
 int bench_compare(FILE *f, const char *a, const char *b);
 
+/* bench.c: one run of `udmem bench` */
+#define BENCH_MIB		(1024ull * 1024)
+#define BENCH_TOUCH_SIZE	(32 * BENCH_MIB)
+#define BENCH_QUICK_SIZE	(1 * BENCH_MIB)
+#define BENCH_ANON_DEFAULT	(32 * BENCH_MIB)
+#define BENCH_SYNC_MIN		4096ull
+
+enum bench_access {
+	BENCH_CACHED,		/* plain open: the driver's cached mapping */
+	BENCH_CACHED_SYNC,	/* plain open plus the syncs a device needs */
+	BENCH_UNCACHED,		/* O_SYNC with sync_mode 1 */
+	BENCH_WC,		/* O_SYNC with sync_mode 2 */
+	BENCH_ACCESS_COUNT,
+};
+
+struct bench_ctx {
+	struct bench_opts opt;
+	struct bench_out out;
+	struct bench_sysinfo si;
+	uint8_t *src;
+	uint8_t *dst;
+	size_t buf_size;
+	int step;
+	int steps;
+	double start;
+};
+
+struct bench_ref {
+	uint64_t size;
+	double write_mbs;
+	double read_mbs;
+};
+
+void bench_progress(struct bench_ctx *c, const char *what,
+		    const char *target);
+void bench_emit_skip(struct bench_ctx *c, const char *target,
+		     const char *test, const char *reason);
+void bench_emit_error(struct bench_ctx *c, const char *target,
+		      const char *test, int err, const char *what);
+void bench_emit_target(struct bench_ctx *c, const struct bench_target *t,
+		       uint64_t test_size);
+
+/* matrix.c */
+void bench_matrix(struct bench_ctx *c, const struct bench_target *t,
+		  size_t size, void *anon, struct bench_ref *ref);
+int bench_anon_ref(struct bench_ctx *c, size_t size,
+		   struct bench_ref *ref);
+
+/* touch.c */
+void bench_touch(struct bench_ctx *c, const struct bench_target *t);
+
+/* sync-cost.c */
+void bench_sync_sweep(struct bench_ctx *c, const struct bench_target *t);
+
 #endif /* UDMEM_BENCH_PRIV_H */

@@ -79,7 +79,9 @@ echo
 grep -E '^(ok|not ok)' "$RESULTS/tap.txt" | sed 's/^/guest: /' || true
 echo
 echo "demo: results in $RESULTS ($(($(date +%s) - start)) s):"
-ls "$RESULTS" | sed 's/^/  /'
+for f in "$RESULTS"/*; do
+	echo "  ${f##*/}"
+done
 if [ "$rc" != 0 ]; then
 	echo "demo: the guest run reported failures (see $RESULTS/tap.txt)" >&2
 	exit "$rc"

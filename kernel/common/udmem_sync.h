@@ -87,6 +87,25 @@ static inline bool udmem_sync_dir_valid(u64 dir)
 	return dir <= UDMEM_SYNC_FROM_DEVICE;
 }
 
+/**
+ * udmem_sync_invalidates() - may a sync drop cache lines the CPU dirtied?
+ * @for_device: a sync for the device, else one for the CPU
+ * @dir: its direction, 0..2
+ *
+ * For the CPU every direction but UDMEM_SYNC_TO_DEVICE invalidates; for
+ * the device only UDMEM_SYNC_FROM_DEVICE does (arm64, arm and riscv
+ * invalidate there rather than clean).  Dirty lines of another writer, through
+ * any mapping, are lost with them, so such a sync counts as a write.
+ *
+ * Return: true if the sync invalidates.
+ */
+static inline bool udmem_sync_invalidates(bool for_device, u64 dir)
+{
+	if (for_device)
+		return dir == UDMEM_SYNC_FROM_DEVICE;
+	return dir != UDMEM_SYNC_TO_DEVICE;
+}
+
 #ifdef __KERNEL__
 #include <linux/dma-direction.h>
 

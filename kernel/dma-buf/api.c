@@ -149,6 +149,19 @@ int u_dma_buf_device_remove(struct device *dev)
 		mutex_unlock(&udmabuf_registry_lock);
 		return -ENOENT;
 	}
+	/* A platform-device buffer is ours only if we registered its device. */
+	if (buf->pdev) {
+		list_for_each_entry(entry, &udmabuf_managed_pdevs, node) {
+			if (entry->pdev == buf->pdev) {
+				found = entry;
+				break;
+			}
+		}
+		if (!found) {
+			mutex_unlock(&udmabuf_registry_lock);
+			return -ENOENT;
+		}
+	}
 	if (udmabuf_busy(buf)) {
 		mutex_unlock(&udmabuf_registry_lock);
 		return -EBUSY;
@@ -157,13 +170,8 @@ int u_dma_buf_device_remove(struct device *dev)
 	udmabuf_hide_locked(buf);
 	buf->claimed = true;
 	buf->origin = UDMABUF_ORIGIN_STATIC;
-	list_for_each_entry(entry, &udmabuf_managed_pdevs, node) {
-		if (buf->pdev && entry->pdev == buf->pdev) {
-			list_del(&entry->node);
-			found = entry;
-			break;
-		}
-	}
+	if (found)
+		list_del(&found->node);
 	mutex_unlock(&udmabuf_registry_lock);
 
 	if (found) {

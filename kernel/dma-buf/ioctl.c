@@ -75,7 +75,7 @@ static long udmabuf_ioctl_get_sync(struct udmabuf *buf, void __user *arg)
  * the stored size, the offset is always stored; then command 1 syncs for
  * the CPU and 3 for the device over the stored range.  Unlike the
  * reference, a mode above 7 is -EINVAL, and a command that may invalidate
- * (udmabuf_sync_invalidates()) from a file not open for writing is -EBADF
+ * (udmem_sync_invalidates()) from a file not open for writing is -EBADF
  * with nothing stored.
  */
 static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool writable)
@@ -94,8 +94,8 @@ static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool w
 	/* Refused before anything is stored: a refusal changes nothing. */
 	if ((cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU ||
 	     cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE) && !writable &&
-	    udmabuf_sync_invalidates(cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE,
-				     dir == U_DMA_BUF_SYNC_DIR_KEEP ? buf->sync_direction : dir)) {
+	    udmem_sync_invalidates(cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE,
+				   dir == U_DMA_BUF_SYNC_DIR_KEEP ? buf->sync_direction : dir)) {
 		mutex_unlock(&buf->lock);
 		return -EBADF;
 	}

@@ -68,28 +68,12 @@ int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
 }
 
 /**
- * udmabuf_sync_invalidates() - may a sync drop lines the CPU dirtied?
- * @for_device: sync for the device (else for the CPU)
- * @dir: 0 bidirectional, 1 to device, 2 from device
- *
- * For the CPU, bidirectional and from-device syncs invalidate; for the
- * device, a from-device sync does (arm64, arm and riscv invalidate there
- * rather than clean).  Dirty lines of another writer are lost with them.
- */
-bool udmabuf_sync_invalidates(bool for_device, u32 dir)
-{
-	if (for_device)
-		return dir == UDMEM_SYNC_FROM_DEVICE;
-	return dir != UDMEM_SYNC_TO_DEVICE;
-}
-
-/**
  * udmabuf_sync_cmd() - run a sync_for_cpu / sync_for_device command value
  * @buf: the buffer
  * @for_device: which of the two
  * @value: 0, 1 (stored parameters) or a packed command
  * @writable: the caller may write the buffer; else a sync that may
- *	invalidate (udmabuf_sync_invalidates()) is refused
+ *	invalidate (udmem_sync_invalidates()) is refused
  *
  * The value stays readable in the attribute when the command fails and
  * reads 0 after it succeeded.
@@ -112,7 +96,7 @@ int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writa
 	}
 	dir = cmd.kind == UDMEM_SYNC_PACKED ? cmd.dir : buf->sync_direction;
 	if (cmd.kind != UDMEM_SYNC_NONE && !writable &&
-	    udmabuf_sync_invalidates(for_device, dir)) {
+	    udmem_sync_invalidates(for_device, dir)) {
 		ret = -EBADF;
 		goto out_unlock;
 	}

@@ -201,7 +201,6 @@ int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
 		       u64 size, u32 dir);
 int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable);
-bool udmabuf_sync_invalidates(bool for_device, u32 dir);
 
 /* file.c */
 extern const struct file_operations udmabuf_fops;

@@ -74,9 +74,12 @@ static void *uiomem_bounce_alloc(size_t count)
 	return kvmalloc(min_t(size_t, count, UIOMEM_RW_CHUNK), GFP_KERNEL);
 }
 
-/* Copy @n bytes at @pos of the region to @bounce. */
-static int uiomem_read_chunk(struct uiomem *um, void *bounce, loff_t pos,
-			     size_t n)
+/*
+ * Copy @n bytes between @bounce and @pos of the region: to the region, and
+ * through to the device, for a write; from it for a read.
+ */
+static int uiomem_copy_chunk(struct uiomem *um, void *bounce, loff_t pos,
+			     size_t n, bool write)
 {
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
@@ -84,32 +87,49 @@ static int uiomem_read_chunk(struct uiomem *um, void *bounce, loff_t pos,
 		mutex_unlock(&um->lock);
 		return -ENODEV;
 	}
-	/*
-	 * Flushes, not invalidates: a reader must not discard what a writer
-	 * through a cached mapping has not yet written back.
-	 */
-	uiomem_sync_flush(um, pos, n, 0);
-	memcpy(bounce, um->vaddr + pos, n);
-	/* Lines the copy pulled in must not hide the device's next writes. */
-	uiomem_sync_flush(um, pos, n, 1);
+	if (write) {
+		memcpy(um->vaddr + pos, bounce, n);
+		uiomem_sync_for_device(um, pos, n, UDMEM_SYNC_TO_DEVICE);
+	} else {
+		/*
+		 * Flushes, not invalidates: a reader must not discard what a
+		 * writer through a cached mapping has not yet written back.
+		 */
+		uiomem_sync_flush(um, pos, n, 0);
+		memcpy(bounce, um->vaddr + pos, n);
+		/* Lines the copy pulled in must not hide the device's next writes. */
+		uiomem_sync_flush(um, pos, n, 1);
+	}
 	mutex_unlock(&um->lock);
 	return 0;
 }
 
-/* Copy @n bytes of @bounce to @pos of the region, through to the device. */
-static int uiomem_write_chunk(struct uiomem *um, const void *bounce,
-			      loff_t pos, size_t n)
+/*
+ * One chunk of a read() or write() between @ubuf and @pos: the bytes it
+ * moved, and in *@err 0 or why it moved fewer than @n.  A write that could
+ * copy part of @ubuf writes that part to the region.
+ */
+static size_t uiomem_rw_chunk(struct uiomem *um, void *bounce,
+			      char __user *ubuf, loff_t pos, size_t n,
+			      bool write, int *err)
 {
-	if (mutex_lock_interruptible(&um->lock))
-		return -ERESTARTSYS;
-	if (um->dead) {
-		mutex_unlock(&um->lock);
-		return -ENODEV;
+	size_t left;
+
+	if (write) {
+		left = copy_from_user(bounce, ubuf, n);
+		*err = left == n ? -EFAULT :
+		       uiomem_copy_chunk(um, bounce, pos, n - left, true);
+	} else {
+		left = n;
+		*err = uiomem_copy_chunk(um, bounce, pos, n, false);
+		if (!*err)
+			left = copy_to_user(ubuf, bounce, n);
 	}
-	memcpy(um->vaddr + pos, bounce, n);
-	uiomem_sync_for_device(um, pos, n, UDMEM_SYNC_TO_DEVICE);
-	mutex_unlock(&um->lock);
-	return 0;
+	if (*err)
+		return 0;
+	if (left)
+		*err = -EFAULT;
+	return n - left;
 }
 
 /* Between chunks: let others run, stop for a fatal signal. */
@@ -119,33 +139,32 @@ static bool uiomem_rw_stop(void)
 	return fatal_signal_pending(current);
 }
 
-static ssize_t uiomem_read(struct file *file, char __user *buf, size_t count,
-			   loff_t *ppos)
+/* read() and write(), chunk by chunk through a bounce buffer. */
+static ssize_t uiomem_rw(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos, bool write)
 {
 	struct uiomem *um = file->private_data;
 	loff_t pos = *ppos;
-	void *bounce = NULL;
+	void *bounce;
 	size_t done = 0;
 	ssize_t ret;
+	int err;
 
 	if (READ_ONCE(um->dead))
 		return -ENODEV;
 	ret = uiomem_rw_span(um, count, pos);
+	if (write && ret == 0 && count)
+		ret = -ENOSPC;
 	if (ret <= 0)
 		return ret;
 	bounce = uiomem_bounce_alloc(count);
 	if (!bounce)
 		return -ENOMEM;
 	do {
-		size_t n = ret, left;
-
-		ret = uiomem_read_chunk(um, bounce, pos + done, n);
-		if (ret)
-			break;
-		left = copy_to_user(buf + done, bounce, n);
-		done += n - left;
-		if (left) {
-			ret = -EFAULT;
+		done += uiomem_rw_chunk(um, bounce, ubuf + done, pos + done, ret,
+					write, &err);
+		if (err) {
+			ret = err;
 			break;
 		}
 		if (uiomem_rw_stop()) {
@@ -161,53 +180,17 @@ static ssize_t uiomem_read(struct file *file, char __user *buf, size_t count,
 	return done;
 }
 
+static ssize_t uiomem_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	return uiomem_rw(file, buf, count, ppos, false);
+}
+
 static ssize_t uiomem_write(struct file *file, const char __user *buf,
 			    size_t count, loff_t *ppos)
 {
-	struct uiomem *um = file->private_data;
-	loff_t pos = *ppos;
-	void *bounce = NULL;
-	size_t done = 0;
-	ssize_t ret;
-
-	if (READ_ONCE(um->dead))
-		return -ENODEV;
-	ret = uiomem_rw_span(um, count, pos);
-	if (ret == 0 && count)
-		ret = -ENOSPC;
-	if (ret <= 0)
-		return ret;
-	bounce = uiomem_bounce_alloc(count);
-	if (!bounce)
-		return -ENOMEM;
-	do {
-		size_t n = ret, left;
-
-		left = copy_from_user(bounce, buf + done, n);
-		if (left == n) {
-			ret = -EFAULT;
-			break;
-		}
-		/* Whatever part was copied goes to the device. */
-		ret = uiomem_write_chunk(um, bounce, pos + done, n - left);
-		if (ret)
-			break;
-		done += n - left;
-		if (left) {
-			ret = -EFAULT;
-			break;
-		}
-		if (uiomem_rw_stop()) {
-			ret = -EINTR;
-			break;
-		}
-		ret = uiomem_rw_span(um, count - done, pos + done);
-	} while (ret > 0);
-	kvfree(bounce);
-	if (!done)
-		return ret;
-	*ppos = pos + done;
-	return done;
+	/* uiomem_rw() only reads from @buf when writing. */
+	return uiomem_rw(file, (char __user *)buf, count, ppos, true);
 }
 
 static loff_t uiomem_llseek(struct file *file, loff_t offset, int whence)

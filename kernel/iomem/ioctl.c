@@ -116,7 +116,7 @@ static int uiomem_ioctl_set_sync(struct uiomem *um, struct file *file,
 	dir = UIOMEM_FLAGS_GET(sa.flags, UIOMEM_SYNC_ARGS_FLAGS_SYNC_DIR);
 	if (!udmem_sync_dir_valid(dir))
 		dir = um->sync_direction;
-	if ((cmd & 1) && uiomem_sync_may_discard(for_device, dir) &&
+	if ((cmd & 1) && udmem_sync_invalidates(for_device, dir) &&
 	    !(file->f_mode & FMODE_WRITE)) {
 		ret = -EBADF;
 		goto out_unlock;
@@ -229,7 +229,7 @@ static int uiomem_ioctl_sync(struct uiomem *um, struct file *file,
 
 	for_device = s.flags & UIOMEM_SYNC_END;
 	/* Discarding lines loses other writers' data: it takes a writer. */
-	if (uiomem_sync_may_discard(for_device, dir) && !(file->f_mode & FMODE_WRITE))
+	if (udmem_sync_invalidates(for_device, dir) && !(file->f_mode & FMODE_WRITE))
 		return -EBADF;
 
 	if (mutex_lock_interruptible(&um->lock))

@@ -117,24 +117,6 @@ int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner)
 }
 
 /**
- * uiomem_sync_may_discard() - may a sync discard dirty cache lines?
- * @for_device: a sync for the device, else one for the CPU
- * @dir: its direction
- *
- * Invalidating syncs (for the CPU unless UDMEM_SYNC_TO_DEVICE, for the
- * device with UDMEM_SYNC_FROM_DEVICE) drop lines that CPU writers through
- * any mapping of the region may have dirtied: they are writes.
- *
- * Return: true if the sync invalidates.
- */
-bool uiomem_sync_may_discard(bool for_device, enum udmem_sync_dir dir)
-{
-	if (for_device)
-		return dir == UDMEM_SYNC_FROM_DEVICE;
-	return dir != UDMEM_SYNC_TO_DEVICE;
-}
-
-/**
  * uiomem_sync_command() - run a sync_for_cpu / sync_for_device value
  * @um: the region, @um->lock held
  * @value: 0 (nothing), 1 (the stored range) or a packed command
@@ -174,15 +156,15 @@ static enum udmem_sync_dir uiomem_sync_command_dir(struct uiomem *um, u64 value)
  * @value: the command, as for uiomem_sync_command()
  * @for_device: a sync for the device, else one for the CPU
  *
- * Return: true if the command invalidates (see uiomem_sync_may_discard()).
+ * Return: true if the command invalidates (see udmem_sync_invalidates()).
  */
 bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
 				     bool for_device)
 {
 	if (!value)
 		return false;
-	return uiomem_sync_may_discard(for_device,
-				       uiomem_sync_command_dir(um, value));
+	return udmem_sync_invalidates(for_device,
+				      uiomem_sync_command_dir(um, value));
 }
 
 /**

@@ -145,13 +145,12 @@ void uiomem_minor_reserve(int n);
 bool uiomem_minor_reserved(int n);
 void uiomem_minor_unreserve(int n);
 
-/* sync.c: @um->lock held (but for uiomem_sync_may_discard()). */
+/* sync.c: @um->lock held. */
 int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
 			enum udmem_sync_dir dir);
 int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
 			   enum udmem_sync_dir dir);
 int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner);
-bool uiomem_sync_may_discard(bool for_device, enum udmem_sync_dir dir);
 int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device);
 int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device);
 bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,

@@ -43,6 +43,11 @@
  * A test whose name starts with manual_ runs only when named exactly (the
  * harness self-test uses one that must fail).
  *
+ * A program may be several source files: prog.c ends with TEST_HARNESS_MAIN
+ * and its parts, prog-*.c in the same directory, have no main (see
+ * tests/qemu/udmemqemu/build.py).  Tests run in the order of definition,
+ * those of prog.c first, then those of the parts in the order of their names.
+ *
  * Helpers shared by the programs are in ut.h; everything here and there
  * is prefixed ut_ / UT_.
  */
@@ -87,13 +92,17 @@ struct ut_test {
 	struct ut_test *next;
 };
 
-static struct ut_test *ut_tests, **ut_tests_tail = &ut_tests;
-static int ut_checks;		/* checks made by the running test */
-static int ut_failed;		/* failed checks of the running test */
-static int ut_msg_fd = -1;	/* the verdict pipe to the parent */
-static sigjmp_buf ut_jmp;	/* back to the TEST_F wrapper, for teardown */
-static int ut_jmp_armed;
-static int ut_end_code;		/* how the body ended when it jumped back */
+/*
+ * The harness's state, one copy per program (TEST_HARNESS_MAIN defines it),
+ * so that a program may have tests and checks in several source files.
+ */
+extern struct ut_test *ut_tests, **ut_tests_tail;
+extern int ut_checks;		/* checks made by the running test */
+extern int ut_failed;		/* failed checks of the running test */
+extern int ut_msg_fd;		/* the verdict pipe to the parent */
+extern sigjmp_buf ut_jmp;	/* back to the TEST_F wrapper, for teardown */
+extern int ut_jmp_armed;
+extern int ut_end_code;		/* how the body ended when it jumped back */
 
 #define UT_CTOR(fn)	__attribute__((constructor)) static void fn(void)
 
@@ -461,6 +470,11 @@ static inline int ut_harness_main(int argc, char **argv)
 }
 
 #define TEST_HARNESS_MAIN						\
+	struct ut_test *ut_tests, **ut_tests_tail = &ut_tests;		\
+	int ut_checks, ut_failed, ut_msg_fd = -1;			\
+	sigjmp_buf ut_jmp;						\
+	int ut_jmp_armed, ut_end_code;					\
+									\
 	int main(int argc, char **argv)					\
 	{								\
 		return ut_harness_main(argc, argv);			\

@@ -112,6 +112,18 @@ static void sync_cmd_encode_roundtrip(void)
 	report("sync_cmd_encode_roundtrip");
 }
 
+/* For the CPU all but to-device invalidates; for the device only from-device. */
+static void sync_invalidates_by_side_and_dir(void)
+{
+	CHECK(udmem_sync_invalidates(false, UDMEM_SYNC_BIDIRECTIONAL));
+	CHECK(!udmem_sync_invalidates(false, UDMEM_SYNC_TO_DEVICE));
+	CHECK(udmem_sync_invalidates(false, UDMEM_SYNC_FROM_DEVICE));
+	CHECK(!udmem_sync_invalidates(true, UDMEM_SYNC_BIDIRECTIONAL));
+	CHECK(!udmem_sync_invalidates(true, UDMEM_SYNC_TO_DEVICE));
+	CHECK(udmem_sync_invalidates(true, UDMEM_SYNC_FROM_DEVICE));
+	report("sync_invalidates_by_side_and_dir");
+}
+
 static void parse_base0_forms(void)
 {
 	u64 v = 0;
@@ -153,6 +165,7 @@ int main(void)
 	sync_cmd_one_uses_stored();
 	sync_cmd_packed_fields();
 	sync_cmd_encode_roundtrip();
+	sync_invalidates_by_side_and_dir();
 	parse_base0_forms();
 	parse_bad_input_errno();
 	return failures ? 1 : 0;

@@ -40,9 +40,10 @@ elif [ -z "$bench_ivshmem" ]; then
 	tap_skip setup-uiomem "no ivshmem device"
 else
 	echo 1 > "$bench_ivshmem/enable" 2>/dev/null
-	set -- $(sed -n 3p "$bench_ivshmem/resource")
-	bench_start=$1
-	bench_size=$(printf '0x%x' $(($2 - $1 + 1)))
+	read -r bench_start bench_end _ <<-EOF
+		$(sed -n 3p "$bench_ivshmem/resource")
+	EOF
+	bench_size=$(printf '0x%x' $((bench_end - bench_start + 1)))
 	if udmem_insmod uiomem uiomem0_addr="$bench_start" \
 	   uiomem0_size="$bench_size" && [ -e /dev/uiomem0 ]; then
 		bench_region=uiomem0

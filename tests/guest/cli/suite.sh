@@ -42,8 +42,10 @@ fi
 ct_ivshmem=$(udmem_pci_dev 0x1af4 0x1110)
 if [ -f /udmem/modules/uiomem.ko ] && [ -n "$ct_ivshmem" ]; then
 	echo 1 > "$ct_ivshmem/enable" 2>/dev/null
-	set -- $(sed -n 3p "$ct_ivshmem/resource")
-	if udmem_insmod uiomem uiomem0_addr="$1" uiomem0_size=0x10000; then
+	read -r ct_bar _ <<-EOF
+		$(sed -n 3p "$ct_ivshmem/resource")
+	EOF
+	if udmem_insmod uiomem uiomem0_addr="$ct_bar" uiomem0_size=0x10000; then
 		ct_loaded="uiomem $ct_loaded"
 	fi
 fi
@@ -102,7 +104,7 @@ else
 	ct_run info-exit-0 0 udmem info udmabuf0
 	ct_grep info-size $CT/out "^size:  *65536$"
 	ct_grep info-device $CT/out "^device:  */dev/udmabuf0$"
-	want=$(printf '0x%016x' $(cat /sys/class/u-dma-buf/udmabuf0/phys_addr))
+	want=$(printf '0x%016x' "$(cat /sys/class/u-dma-buf/udmabuf0/phys_addr)")
 	ct_grep info-phys-matches-sysfs $CT/out "^phys_addr:  *$want$"
 	ct_run info-json-exit-0 0 udmem info udmabuf0 --json
 	ct_grep info-json-size $CT/out "\"size\": 65536"

@@ -42,10 +42,12 @@ if [ -z "$(ls /sys/class/uiomem 2>/dev/null)" ] &&
    demo_ivshmem=$(udmem_pci_dev 0x1af4 0x1110); then
 	echo "# no device-tree region: ivshmem's BAR 2 as uiomem0"
 	echo 1 > "$demo_ivshmem/enable" 2>/dev/null
-	set -- $(sed -n 3p "$demo_ivshmem/resource")
+	read -r demo_start demo_end _ <<-EOF
+		$(sed -n 3p "$demo_ivshmem/resource")
+	EOF
 	udmem_rmmod uiomem
-	udmem_insmod uiomem uiomem0_addr="$1" \
-		uiomem0_size="$(printf '0x%x' $(($2 - $1 + 1)))" || true
+	udmem_insmod uiomem uiomem0_addr="$demo_start" \
+		uiomem0_size="$(printf '0x%x' $((demo_end - demo_start + 1)))" || true
 fi
 
 # The device tree also has the other suites' test nodes: measure seed
@@ -55,8 +57,14 @@ for n in $DEMO_BUFFERS $DEMO_REGION; do
 	[ -e "/sys/class/u-dma-buf/$n" ] || [ -e "/sys/class/uiomem/$n" ] &&
 		demo_names="$demo_names $n"
 done
-echo "# buffers: $(ls /sys/class/u-dma-buf 2>/dev/null | tr '\n' ' ')"
-echo "# regions: $(ls /sys/class/uiomem 2>/dev/null | tr '\n' ' ')"
+# demo_ls DIR: the names in DIR, on one line.
+demo_ls() {
+	for _f in "$1"/*; do
+		[ -e "$_f" ] && printf '%s ' "${_f##*/}"
+	done
+}
+echo "# buffers: $(demo_ls /sys/class/u-dma-buf)"
+echo "# regions: $(demo_ls /sys/class/uiomem)"
 echo "# measuring:${demo_names:- every buffer and region}"
 
 demo_t0=$(date +%s)
@@ -86,7 +94,7 @@ demo_measured() {
 # Our CPU-access program (tests/guest/udmabuf-cpu-access: mmap against
 # read()/write(), O_SYNC and cached, data checked) on every measured buffer;
 # its timing lines again prefixed "@@ACCESS ".
-for b in $(ls /sys/class/u-dma-buf 2>/dev/null); do
+for b in $(demo_ls /sys/class/u-dma-buf); do
 	demo_measured "$b" || continue
 	udmem_run UDMEM_SUITE="$UDMEM_SUITE/cpu-access/$b" UDMABUF_DEV="$b" \
 		udmabuf-cpu-access | tee /tmp/demo-access.log
@@ -98,7 +106,7 @@ rm -f /tmp/demo-access.log
 # (tests/guest/udmabuf-cpu-access/extract-document-program.sh) and so
 # built, prefixed "@@SEED000 ".
 if [ -x /udmem/bin/u-dma-buf-file-test ]; then
-	for b in $(ls /sys/class/u-dma-buf 2>/dev/null); do
+	for b in $(demo_ls /sys/class/u-dma-buf); do
 		demo_measured "$b" || continue
 		echo "@@SEED000 ##  file-test-$b"
 		/udmem/bin/u-dma-buf-file-test -n "$b" 2>&1 | sed 's/^/@@SEED000 /'

@@ -15,8 +15,8 @@ else
 fi
 
 if [ "$UDMEM_HAS_DT" = 1 ]; then
-	if [ -d /proc/device-tree/reserved-memory ] &&
-	   ls /proc/device-tree/reserved-memory | grep -q '^udmem-nomap@'; then
+	_pools=$(echo /proc/device-tree/reserved-memory/udmem-nomap@*)
+	if [ -e "${_pools%% *}" ]; then
 		tap_ok dt-reserved-memory
 	else
 		tap_fail dt-reserved-memory "no udmem-nomap pool under /proc/device-tree/reserved-memory"

@@ -26,13 +26,15 @@ elif [ -z "$lu_ivshmem" ]; then
 	tap_skip setup-uiomem "no ivshmem device"
 else
 	echo 1 > "$lu_ivshmem/enable" 2>/dev/null
-	set -- $(sed -n 3p "$lu_ivshmem/resource")
-	if udmem_insmod uiomem uiomem0_addr="$1" uiomem0_size=0x10000 &&
+	read -r lu_bar _ <<-EOF
+		$(sed -n 3p "$lu_ivshmem/resource")
+	EOF
+	if udmem_insmod uiomem uiomem0_addr="$lu_bar" uiomem0_size=0x10000 &&
 	   [ -e /dev/uiomem0 ]; then
 		lu_loaded="uiomem $lu_loaded"
 		tap_ok setup-uiomem
 	else
-		tap_fail setup-uiomem "insmod uiomem uiomem0_addr=$1 uiomem0_size=0x10000 failed"
+		tap_fail setup-uiomem "insmod uiomem uiomem0_addr=$lu_bar uiomem0_size=0x10000 failed"
 	fi
 fi
 

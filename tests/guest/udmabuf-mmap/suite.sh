@@ -36,7 +36,7 @@ if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
 	export UDMABUF_MMAP_BIG=udmabuf0
 	for m in on off auto page; do
 		if echo "create udmem-mm-$m 0x100000 quirk-mmap-$m" > /dev/u-dma-buf-mgr; then
-			eval "export UDMABUF_MMAP_$(echo $m | tr a-z A-Z)=udmem-mm-$m"
+			eval "export UDMABUF_MMAP_$(echo "$m" | tr '[:lower:]' '[:upper:]')=udmem-mm-$m"
 		fi
 	done
 	tap_eq mode-page-attr 4 "$(cat /sys/class/u-dma-buf/udmem-mm-page/quirk_mmap_mode 2>/dev/null)"

@@ -24,31 +24,13 @@
  *
  * Environment (suite.sh): REL_SECONDS (stress time per test, default 10),
  * REL_RMEM_NODES (device-tree nodes for rmem, space separated; unset: skip).
+ *
+ * This file holds mgr_line, sync_access and page_refault;
+ * udmabuf-reliability-devices.c the others, which run after them.
  */
-#include <dirent.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <linux/dma-buf.h>
-#include <linux/u-dma-buf-ioctl.h>
+#include "udmabuf-reliability.h"
 
-#include "harness.h"
-#include "ut.h"
-
-#define MGR		"/dev/u-dma-buf-mgr"
-#define DRV		"/sys/bus/platform/drivers/u-dma-buf"
-#define LINE_MAX_LEN	1023	/* the longest command the manager takes */
-
-static int write_str(const char *path, const char *s)
+int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ret;
 
@@ -60,7 +42,7 @@ static int write_str(const char *path, const char *s)
 	return ret;
 }
 
-static int mgr_create(const char *name, unsigned long size, const char *opt)
+int mgr_create(const char *name, unsigned long size, const char *opt)
 {
 	char cmd[256];
 
@@ -68,7 +50,7 @@ static int mgr_create(const char *name, unsigned long size, const char *opt)
 	return write_str(MGR, cmd);
 }
 
-static int mgr_delete(const char *name)
+int mgr_delete(const char *name)
 {
 	char cmd[256];
 
@@ -76,12 +58,12 @@ static int mgr_delete(const char *name)
 	return write_str(MGR, cmd);
 }
 
-static unsigned int seconds(void)
+unsigned int seconds(void)
 {
 	return (unsigned int)strtoul(ut_env("REL_SECONDS", "10"), NULL, 10);
 }
 
-static double now(void)
+double now(void)
 {
 	struct timespec ts;
 
@@ -345,293 +327,6 @@ TEST_F(page_refault, refaulted_page_takes_odirect_read)
 	EXPECT_EQ(pread(fd, ref, sizeof(ref), 0), (ssize_t)sizeof(ref));
 	close(fd);
 	EXPECT_EQ(memcmp(self->p + pg, ref, sizeof(ref)), 0);
-}
-
-/* ------------------------------------------------------- defects 6, 9 */
-
-#define MN_BIG		"udmem-rel-big"
-#define MN_SMALL	"udmem-rel-small"
-
-/* The platform device under /sys/class/u-dma-buf/<name>, or -1. */
-static int pdev_of(const char *name, char *out, size_t len)
-{
-	char path[256], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/sys/class/u-dma-buf/%s/device", name);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -1;
-	link[n] = 0;
-	snprintf(out, len, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
-	return 0;
-}
-
-/* Unbind and bind pdev until the deadline; exit status: 0, or 1 on ENOSPC. */
-static void bind_loop(const char *pdev, double until)
-{
-	int enospc = 0;
-
-	while (now() < until) {
-		write_str(DRV "/unbind", pdev);
-		if (write_str(DRV "/bind", pdev) == -ENOSPC)
-			enospc++;
-	}
-	write_str(DRV "/bind", pdev);	/* leave it bound when it can be */
-	_exit(enospc ? 1 : 0);
-}
-
-FIXTURE(minors) {
-	char pdev[256];
-};
-
-FIXTURE_SETUP(minors)
-{
-	/* a manager-made buffer is a platform device with automatic minor */
-	ASSERT_OK(mgr_create(MN_BIG, 0x400000, ""));
-	ASSERT_OK(pdev_of(MN_BIG, self->pdev, sizeof(self->pdev)));
-}
-
-FIXTURE_TEARDOWN(minors)
-{
-	mgr_delete(MN_SMALL);
-	mgr_delete(MN_BIG);
-}
-
-static void minors_stress(struct ut_self_minors *self, const char *name, bool same)
-{
-	double until = now() + seconds();
-	unsigned long ok = 0, eexist = 0, enospc = 0, other = 0;
-	int status, ret;
-	pid_t pid;
-
-	pid = fork();
-	ASSERT_OK(pid);
-	if (pid == 0)
-		bind_loop(self->pdev, until);
-	while (now() < until) {
-		ret = mgr_create(name, 0x1000, "");
-		if (!ret) {
-			ok++;
-			ret = mgr_delete(name);
-			/* the bound device may hold the name again: ENOENT is fine */
-			if (ret && ret != -ENOENT && ret != -EBUSY)
-				other++;
-		} else if (ret == -EEXIST && same) {
-			eexist++;
-		} else if (ret == -ENOSPC) {
-			enospc++;
-		} else {
-			other++;
-			TH_LOG("create %s: %s", name, strerror(-ret));
-		}
-	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	TH_LOG("%lu created, %lu EEXIST, %lu ENOSPC, %lu other", ok, eexist, enospc, other);
-	EXPECT_EQ(enospc, 0UL);
-	EXPECT_EQ(other, 0UL);
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_GT(ok, 0UL);
-}
-
-TEST_F(minors, automatic_minor_never_enospc_while_free)
-{
-	minors_stress(self, MN_SMALL, false);
-}
-
-/* suite.sh checks the log for "duplicate filename" after this one. */
-TEST_F(minors, reusing_a_name_being_removed_is_clean)
-{
-	minors_stress(self, MN_BIG, true);
-}
-
-/* ------------------------------------------------------------ defect 1 */
-
-/* The platform device made from device-tree node node, or -1. */
-static int pdev_of_node(const char *node, char *out, size_t len)
-{
-	char path[512], link[256];
-	struct dirent *d;
-	DIR *dir = opendir("/sys/bus/platform/devices");
-	int ret = -1;
-
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		ssize_t n;
-		char *b;
-
-		snprintf(path, sizeof(path), "/sys/bus/platform/devices/%s/of_node", d->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n < 0)
-			continue;
-		link[n] = 0;
-		b = strrchr(link, '/');
-		if (!strcmp(b ? b + 1 : link, node)) {
-			snprintf(out, len, "%s", d->d_name);
-			ret = 0;
-			break;
-		}
-	}
-	closedir(dir);
-	return ret;
-}
-
-static char *map_node(const char *node, size_t size)
-{
-	char path[128];
-	char *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "/dev/%s", node);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		return MAP_FAILED;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p;
-}
-
-/* Write a pattern through write() and read it back through a mapping. */
-static void round_trip(const char *node, size_t size, unsigned int seed)
-{
-	char path[128], *buf = malloc(size), *p;
-	int fd;
-
-	ASSERT_TRUE(buf != NULL);
-	snprintf(path, sizeof(path), "/dev/%s", node);
-	fd = open(path, O_RDWR);
-	ASSERT_OK(fd);
-	ut_fill(buf, size, 0, seed);
-	EXPECT_EQ(ut_pwrite_all(fd, buf, size, 0), 0L);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	ASSERT_PATTERN(p, size, 0, seed);
-	munmap(p, size);
-	close(fd);
-	free(buf);
-}
-
-/*
- * For each node: hold a mapping, unbind, bind (a second buffer of the same
- * device), release the first, unbind, bind, round trip.  Before the fix
- * the release of the first buffer dropped the device's pool, and freeing
- * the second one then went to the page allocator: "Bad page state".
- */
-TEST(rmem_release_keeps_the_other_buffers_pool)
-{
-	char nodes[256], *node, *save = NULL, pdev[256];
-	const char *env = getenv("REL_RMEM_NODES");
-	int n = 0;
-
-	if (!env || !*env)
-		SKIP("no device-tree nodes with a memory-region here (REL_RMEM_NODES)");
-	snprintf(nodes, sizeof(nodes), "%s", env);
-	for (node = strtok_r(nodes, " ", &save); node; node = strtok_r(NULL, " ", &save)) {
-		size_t size = 0x10000;
-		char *held;
-
-		TH_LOG("node %s", node);
-		ASSERT_OK(pdev_of_node(node, pdev, sizeof(pdev)));
-		held = map_node(node, size);
-		ASSERT_TRUE(held != MAP_FAILED);
-		ut_fill(held, size, 0, 1);
-		ASSERT_OK(write_str(DRV "/unbind", pdev));
-		ASSERT_OK(write_str(DRV "/bind", pdev));
-		round_trip(node, size, 2);
-		ASSERT_PATTERN(held, size, 0, 1);	/* the old memory is intact */
-		munmap(held, size);			/* frees the first buffer */
-		ASSERT_OK(write_str(DRV "/unbind", pdev));	/* frees the second */
-		ASSERT_OK(write_str(DRV "/bind", pdev));
-		round_trip(node, size, 3);
-		n++;
-	}
-	EXPECT_GT(n, 0);
-}
-
-/* ------------------------------------------------------------ defect 2 */
-
-#define DO_NODE	"udmabuf-dt-offset"
-#define DO_SIZE	0x10000
-
-FIXTURE(dma_offset) {
-	char pdev[256];
-	int dfd;
-	uint32_t *p;
-};
-
-/* A dma-buf of the whole buffer, mapped, holding a pattern. */
-FIXTURE_SETUP(dma_offset)
-{
-	struct u_dma_buf_ioctl_export_args args;
-	uint64_t dma = 0;
-	int fd;
-
-	self->dfd = -1;
-	self->p = MAP_FAILED;
-	self->pdev[0] = '\0';
-	if (pdev_of_node(DO_NODE, self->pdev, sizeof(self->pdev)))
-		SKIP("no " DO_NODE " node (tests/qemu/dt/15-u-dma-buf-dma-offset.dtsi)");
-	ASSERT_OK(ut_sysfs_u64("u-dma-buf", DO_NODE, "phys_addr", 0, &dma));
-	/* The offset is in effect: DMA addresses start at 0, below all RAM. */
-	ASSERT_LT(dma, 0x40000000ULL);
-	fd = open("/dev/" DO_NODE, O_RDWR);
-	ASSERT_OK(fd);
-	memset(&args, 0, sizeof(args));
-	args.flags = O_RDWR | O_CLOEXEC;
-	args.size = DO_SIZE;
-	EXPECT_OK(ioctl(fd, U_DMA_BUF_IOCTL_EXPORT, &args));
-	close(fd);
-	self->dfd = args.fd;
-	ASSERT_OK(self->dfd);
-	self->p = mmap(NULL, DO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, self->dfd, 0);
-	ASSERT_TRUE(self->p != MAP_FAILED);
-	ut_fill(self->p, DO_SIZE, 0, 7);
-	ASSERT_OK(write_str(DRV "/unbind", self->pdev));
-}
-
-FIXTURE_TEARDOWN(dma_offset)
-{
-	if (self->p != MAP_FAILED)
-		munmap(self->p, DO_SIZE);
-	if (self->dfd >= 0)
-		close(self->dfd);
-	if (self->pdev[0])
-		write_str(DRV "/bind", self->pdev);
-}
-
-static int dmabuf_sync(int dfd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { flags };
-
-	return ioctl(dfd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-}
-
-/*
- * The unbind freed the device's dma-ranges map: a sync through it would
- * reach the wrong physical address (before the fix: a fault, or silent
- * cache maintenance on somebody else's memory).  The mapping keeps the
- * data; with the driver bound again the memory goes back at the close.
- */
-TEST_F(dma_offset, sync_after_unbind_refused_then_freed_after_rebind)
-{
-	EXPECT_EQ(dmabuf_sync(self->dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), -ENODEV);
-	EXPECT_EQ(dmabuf_sync(self->dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW), -ENODEV);
-	ASSERT_PATTERN(self->p, DO_SIZE, 0, 7);
-	ASSERT_OK(write_str(DRV "/bind", self->pdev));
-	munmap(self->p, DO_SIZE);
-	self->p = MAP_FAILED;
-	close(self->dfd);	/* the last user: freed through the DMA API again */
-	self->dfd = -1;
-}
-
-/* Released while no driver is bound: kept (and logged), never misfreed. */
-TEST_F(dma_offset, release_while_unbound_keeps_memory)
-{
-	munmap(self->p, DO_SIZE);
-	self->p = MAP_FAILED;
-	close(self->dfd);
-	self->dfd = -1;
 }
 
 TEST_HARNESS_MAIN

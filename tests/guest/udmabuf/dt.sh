@@ -2,6 +2,8 @@
 # udmabuf device-tree part, sourced by suite.sh on device-tree targets: the
 # nodes of tests/qemu/dt/10-u-dma-buf.dtsi, one per property, the six seed
 # 000 buffers, invalid nodes, and unbind/bind through the platform driver.
+# suite.sh's ut_load and ut_hold set ut_load_out and ut_hold_pid.
+# shellcheck disable=SC2154
 
 UT_DRV=/sys/bus/platform/drivers/u-dma-buf
 case $UDMEM_ARCH in
@@ -55,7 +57,7 @@ for b in udmabuf-fabric-low:2097152:1 udmabuf-fabric-high:2097152:1 \
 	_coh=${_rest#*:}
 	# riscv64's virt kernel has no non-coherent DMA: the node stays coherent there
 	[ "$UDMEM_ARCH" = riscv64 ] && _coh=1
-	tap_eq "dt/seed-$_n" "$_size $_coh" "$(ut_attr $_n size) $(ut_attr $_n dma_coherent)"
+	tap_eq "dt/seed-$_n" "$_size $_coh" "$(ut_attr "$_n" size) $(ut_attr "$_n" dma_coherent)"
 done
 ut_in_pool dt/seed-ddr-c0-in-its-pool udmabuf-ddr-c0 0x10000000 0x03000000
 ut_in_pool dt/seed-ddr-nc0-in-its-pool udmabuf-ddr-nc0 0x13000000 0x02000000

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by build-kernel and boot-check: the cache folder, logging and a
-# private apt setup (our own sources and lists under the cache; the host's
-# apt configuration and state are never touched).
+# Sourced by build-kernel: the cache folder, logging and a private apt
+# setup (our own sources and lists under the cache; the host's apt
+# configuration and state are never touched).
 
 MIRROR=http://deb.debian.org/debian
 SECURITY=http://deb.debian.org/debian-security

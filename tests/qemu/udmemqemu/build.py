@@ -4,6 +4,7 @@
 import concurrent.futures
 import glob
 import os
+import re
 import shutil
 import subprocess
 
@@ -62,7 +63,7 @@ def build(conf, state, results):
             glob.glob(os.path.join(src, "tests", "kmod", "*.ko")):
         shutil.copy(ko, mods)
 
-    # Static user-space programs: each tests/guest/<suite>/*.c, and the udmem tool.
+    # Static user-space programs: those of tests/guest/<suite>/, and the udmem tool.
     bins = os.path.join(bdir, "bin")
     if os.path.exists(bins):
         shutil.rmtree(bins)
@@ -73,9 +74,28 @@ def build(conf, state, results):
               "-I", os.path.join(TOP, "include", "uapi"),
               "-I", os.path.join(TOP, "lib"), "-I", os.path.join(TOP, "tests", "guest"),
               "-I", os.path.join(TOP, "bench")]
+    # A program is a .c file with a main (TEST_HARNESS_MAIN or its own); a .c
+    # file without one is a part of the program of its directory whose name
+    # and a dash begin its own (stress-endurance.c is a part of stress),
+    # linked after the program's file in the order of the names.
     progs = []
-    for c in sorted(glob.glob(os.path.join(TOP, "tests", "guest", "*", "*.c"))):
-        progs.append((os.path.basename(c)[:-2], [c] + lib_src))
+    for d in sorted(glob.glob(os.path.join(TOP, "tests", "guest", "*", ""))):
+        mains, parts = {}, []
+        for c in sorted(glob.glob(os.path.join(d, "*.c"))):
+            with open(c, errors="replace") as f:
+                has_main = re.search(r"^(TEST_HARNESS_MAIN|int main\()", f.read(), re.M)
+            if has_main:
+                mains[os.path.basename(c)[:-2]] = [c]
+            else:
+                parts.append(c)
+        for c in parts:
+            owners = [m for m in mains if os.path.basename(c).startswith(m + "-")]
+            if owners:
+                mains[max(owners, key=len)].append(c)
+            else:
+                results.append(("not ok", f"build/part-{os.path.basename(c)}",
+                                "no program in its directory is named by its prefix"))
+        progs += [(name, sources + lib_src) for name, sources in mains.items()]
     # 32-bit programs for a 64-bit kernel's compat paths (arm64: AArch32 EL0).
     # A test source opts in by containing UDMEM_TEST_COMPAT32.
     compat = []

@@ -19,9 +19,9 @@ UDMEM_KVER=$(uname -r); export UDMEM_KVER
 # Enable PCI devices (edu, ivshmem) memory decoding for user-space BAR access.
 for d in /sys/bus/pci/devices/*; do echo 1 > "$d/enable" 2>/dev/null; done
 if [ -f /udmem/host9p-modules/order ]; then
-    for m in $(cat /udmem/host9p-modules/order); do
+    while read -r m; do
         insmod "/udmem/host9p-modules/$m" || echo "# insmod $m failed"
-    done
+    done < /udmem/host9p-modules/order
     mkdir -p /host
     mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /host &&
     for d in proc sys dev run; do mount --bind "/$d" "/host/$d"; done
@@ -49,7 +49,8 @@ if [ -w $kmemleak ]; then
     echo clear > $kmemleak
 fi
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
-for suite in $(cat /udmem/suites.list); do
+# One suite name a line, read on fd 9 (the suites use 3 for themselves).
+while read -r suite <&9; do
     echo "@@SUITE $suite"
     dmesg -c > /dev/null
     start=$(cut -d. -f1 /proc/uptime)
@@ -75,7 +76,7 @@ for suite in $(cat /udmem/suites.list); do
     else
         echo "ok - $suite/kernel-log-clean"
     fi
-done
+done 9< /udmem/suites.list
 if [ -w $kmemleak ]; then
     if ! kmemleak_scan; then
         echo "not ok - kernel/kmemleak-clean # cannot scan: kmemleak turned itself off?"

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * stress: endurance_*: create/delete and unbind/bind cycles.
+ */
+#include "stress.h"
+
+static long slab_tolerance(void)
+{
+	return env_ul("STRESS_SLAB_TOLERANCE_KB", 512);
+}
+
+static void slab_verdict(const char *what, long before, long after, unsigned long cycles)
+{
+	long tol = slab_tolerance();
+
+	TH_LOG("%s: SUnreclaim %ld kB before, %ld kB after %lu cycles (tolerance %ld kB)", what,
+	       before, after, cycles, tol);
+	UT_CHECK(before > 0 && after > 0, 0, "no SUnreclaim in /proc/meminfo");
+	UT_CHECK(after - before <= tol, 0,
+		 "%s: SUnreclaim grew by %ld kB over %lu cycles (%ld bytes a cycle), tolerance "
+		 "%ld kB", what, after - before, cycles,
+		 cycles ? (after - before) * 1024 / (long)cycles : 0, tol);
+}
+
+/* Keep the per-test alarm ahead of a long endurance run. */
+static void extend_alarm(unsigned long cycles, unsigned long per_second)
+{
+	alarm(UT_TIMEOUT + cycles / (per_second ? per_second : 1));
+}
+
+void endurance_create_delete(void)
+{
+	unsigned long cycles = env_ul("STRESS_CREATE_CYCLES", 300), i, fails = 0;
+	char minor0[32], minor1[32], cmd[96], left[256];
+	long before, after;
+	double t0;
+	int mgr, err;
+
+	seed_init("endurance_create_delete");
+	extend_alarm(cycles, 20);
+	mgr = open(MGR, O_WRONLY);
+	if (mgr < 0)
+		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	/* warm the caches up, then the baseline */
+	for (i = 0; i < 10; i++) {
+		mgr_cmd(mgr, "create stress-endure 4096\n");
+		mgr_cmd(mgr, "delete stress-endure\n");
+	}
+	probe_minor(mgr, minor0, sizeof(minor0));
+	ASSERT_TRUE(minor0[0] != '\0');
+	before = slab_kb();
+	t0 = now();
+	for (i = 0; i < cycles; i++) {
+		uint64_t size = 4096 * (1 + (i * 7 + g_seed) % 16);
+
+		snprintf(cmd, sizeof(cmd), "create stress-endure %llu%s\n",
+			 (unsigned long long)size, i % 5 == 4 ? " quirk-mmap-page" : "");
+		err = mgr_cmd(mgr, cmd);
+		if (err) {
+			if (fails++ < 5)
+				TH_LOG("cycle %lu: create: %s", i, strerror(err));
+			continue;
+		}
+		if (i % 10 == 0) {
+			/* open, map, touch, close: the files and mappings go too */
+			int fd = open("/dev/stress-endure", O_RDWR);
+			char *p;
+
+			if (fd >= 0) {
+				p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				if (p != MAP_FAILED) {
+					p[size - 1] = 1;
+					munmap(p, size);
+				}
+				close(fd);
+			}
+		}
+		err = mgr_cmd(mgr, "delete stress-endure\n");
+		if (err && fails++ < 5)
+			TH_LOG("cycle %lu: delete: %s", i, strerror(err));
+	}
+	TH_LOG("%lu create/delete cycles in %.1f s", cycles, now() - t0);
+	after = slab_kb();
+	EXPECT_EQ(fails, 0UL);
+	probe_minor(mgr, minor1, sizeof(minor1));
+	EXPECT_STREQ(minor1, minor0);
+	EXPECT_EQ(count_stress_buffers(left, sizeof(left)), 0);
+	slab_verdict("create/delete", before, after, cycles);
+	close(mgr);
+}
+
+void endurance_bind_unbind_udmabuf(void)
+{
+	unsigned long cycles = env_ul("STRESS_BIND_CYCLES", 100), i, fails = 0, dirty = 0;
+	char pdev[64], dev0[32], dev1[32];
+	long before, after;
+	double t0;
+	int mgr, fd;
+
+	seed_init("endurance_bind_unbind_udmabuf");
+	extend_alarm(cycles, 10);
+	mgr = open(MGR, O_WRONLY);
+	if (mgr < 0)
+		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	ASSERT_EQ(mgr_cmd(mgr, "create stress-bind 8192\n"), 0);
+	ASSERT_EQ(pdev_of(UDB_CLASS, "stress-bind", pdev, sizeof(pdev)), 0);
+	dev_of(UDB_CLASS, "stress-bind", dev0, sizeof(dev0));
+	for (i = 0; i < 5; i++) {
+		write_str(UDB_DRV "/unbind", pdev);
+		write_str(UDB_DRV "/bind", pdev);
+	}
+	before = slab_kb();
+	t0 = now();
+	for (i = 0; i < cycles; i++) {
+		uint8_t b = 0x5a;
+		int err;
+
+		fd = open("/dev/stress-bind", O_RDWR);
+		if (fd < 0 || pwrite(fd, &b, 1, 4097) != 1)
+			fails++;
+		if (fd >= 0)
+			close(fd);
+		err = write_str(UDB_DRV "/unbind", pdev);
+		if (!err && access("/dev/stress-bind", F_OK) == 0)
+			err = EEXIST;
+		if (!err)
+			err = write_str(UDB_DRV "/bind", pdev);
+		if (err) {
+			if (fails++ < 5)
+				TH_LOG("cycle %lu: unbind/bind %s: %s", i, pdev, strerror(err));
+			write_str(UDB_DRV "/bind", pdev);
+			continue;
+		}
+		dev_of(UDB_CLASS, "stress-bind", dev1, sizeof(dev1));
+		if (strcmp(dev1, dev0) && fails++ < 5)
+			TH_LOG("cycle %lu: dev %s, was %s", i, dev1, dev0);
+		/* a new buffer is zeroed */
+		fd = open("/dev/stress-bind", O_RDONLY);
+		b = 0xff;
+		if (fd < 0 || pread(fd, &b, 1, 4097) != 1)
+			fails++;
+		else if (b != 0 && dirty++ < 5)
+			TH_LOG("cycle %lu: the rebound buffer holds 0x%02x, not 0", i, b);
+		if (fd >= 0)
+			close(fd);
+	}
+	TH_LOG("%lu unbind/bind cycles of %s in %.1f s", cycles, pdev, now() - t0);
+	after = slab_kb();
+	EXPECT_EQ(fails, 0UL);
+	EXPECT_EQ(dirty, 0UL);
+	EXPECT_EQ(mgr_cmd(mgr, "delete stress-bind\n"), 0);
+	slab_verdict("udmabuf unbind/bind", before, after, cycles);
+	close(mgr);
+}
+
+void endurance_bind_unbind_uiomem(void)
+{
+	unsigned long cycles = env_ul("STRESS_BIND_CYCLES", 100), i, fails = 0;
+	char pdev[64], dev0[32], dev1[32], path[64];
+	const char *name;
+	long before, after;
+	double t0;
+
+	seed_init("endurance_bind_unbind_uiomem");
+	extend_alarm(cycles, 10);
+	if (regions_init() < 1)
+		SKIP("STRESS_UIOMEM names no region (no ivshmem BAR?)");
+	name = g_regions[g_nregions - 1];
+	ASSERT_EQ(pdev_of(UIO_CLASS, name, pdev, sizeof(pdev)), 0);
+	dev_of(UIO_CLASS, name, dev0, sizeof(dev0));
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	for (i = 0; i < 5; i++) {
+		write_str(UIO_DRV "/unbind", pdev);
+		write_str(UIO_DRV "/bind", pdev);
+	}
+	before = slab_kb();
+	t0 = now();
+	for (i = 0; i < cycles; i++) {
+		int err = write_str(UIO_DRV "/unbind", pdev);
+
+		if (!err && access(path, F_OK) == 0)
+			err = EEXIST;
+		if (!err)
+			err = write_str(UIO_DRV "/bind", pdev);
+		if (err) {
+			if (fails++ < 5)
+				TH_LOG("cycle %lu: unbind/bind %s: %s", i, pdev, strerror(err));
+			write_str(UIO_DRV "/bind", pdev);
+			continue;
+		}
+		dev_of(UIO_CLASS, name, dev1, sizeof(dev1));
+		if (strcmp(dev1, dev0) && fails++ < 5)
+			TH_LOG("cycle %lu: dev %s, was %s", i, dev1, dev0);
+	}
+	TH_LOG("%lu unbind/bind cycles of %s in %.1f s", cycles, pdev, now() - t0);
+	after = slab_kb();
+	EXPECT_EQ(fails, 0UL);
+	slab_verdict("uiomem unbind/bind", before, after, cycles);
+}
