@@ -66,12 +66,15 @@ else
 		echo "# peer: channel $bd_chan of $bd_eng"
 	fi
 	if [ -n "$bd_eng" ]; then
-		if udmem_insmod u-dma-buf udmabuf0=0x100000 udmabuf0_bind="$bd_eng" \
-			udmabuf1=0x100000 udmabuf1_bind="$bd_eng" info_enable=3 &&
+		# u-dma-buf's bind names the bus, but for the platform bus
+		bd_bind=$bd_eng
+		[ -e "/sys/bus/amba/devices/$bd_eng" ] && bd_bind="amba/$bd_eng"
+		if udmem_insmod u-dma-buf udmabuf0=0x100000 udmabuf0_bind="$bd_bind" \
+			udmabuf1=0x100000 udmabuf1_bind="$bd_bind" info_enable=3 &&
 			[ -e /dev/udmabuf0 ] && [ -e /dev/udmabuf1 ]; then
 			tap_ok buffers-bound-to-engine
 		else
-			tap_fail buffers-bound-to-engine "insmod u-dma-buf bind=$bd_eng failed"
+			tap_fail buffers-bound-to-engine "insmod u-dma-buf bind=$bd_bind failed"
 			bd_eng=""
 		fi
 		bd_region=""

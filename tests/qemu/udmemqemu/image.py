@@ -51,6 +51,8 @@ def make_initramfs(conf, state, bdir, suites):
     with open(os.path.join(stage, "udmem", "env"), "w") as f:
         f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
                 f"UDMEM_HAS_DT={1 if conf.dt else 0}\n")
+    if conf.board:
+        boards.stage(conf, stage)
     with open(os.path.join(stage, "udmem", "suites.list"), "w") as f:
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
