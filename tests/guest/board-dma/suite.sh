@@ -96,6 +96,7 @@ else
 				BOARD_REGION="$bd_region" board-dma
 		}
 		bd_pair bound udmabuf0 udmabuf1
+		bd_pair bound-reverse udmabuf1 udmabuf0
 		# device-tree buffers: coherent, non-coherent in a no-map pool, CMA, no-map
 		bd_pair dt-noncoherent-to-cma udmabuf-dt-noncoherent udmabuf-dt-cma
 		bd_pair dt-coherent-to-nomap udmabuf-dt-coherent udmabuf-dt-nomap
