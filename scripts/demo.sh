@@ -8,11 +8,12 @@
 # program was extracted from its document (tests/guest/udmabuf-cpu-access/
 # extract-document-program.sh), it runs too (seed000.txt).
 #
-#   scripts/demo.sh [TARGET]        default arm64; DEMO_RUNS=N runs per figure
+#   scripts/demo.sh [TARGET]        default $BOARD (make demo BOARD=zcu102), else
+#                                   arm64; DEMO_RUNS=N runs per figure
 set -eu
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${1:-arm64}
+TARGET=${1:-${BOARD:-arm64}}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RESULTS="$TOP/results/$STAMP"
 LOG="$TOP/build/demo/console.log"

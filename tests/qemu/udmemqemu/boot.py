@@ -53,11 +53,11 @@ def stop_peers(peers, results):
 
 def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
     initrd = make_initramfs(conf, state, bdir, suites)
-    dtb = make_dtb(conf, bdir) if conf.dt else None
+    dtb = make_dtb(conf, state, bdir) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:
         f.truncate(IVSHMEM_SIZE)
-    peers = start_peers(bdir, shm)
+    peers = start_peers(bdir, shm) if conf.pci else []
     cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append, icount)
     with open(os.path.join(bdir, "qemu-cmd.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")

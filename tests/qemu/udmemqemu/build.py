@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 
+from . import boards
 from .config import BUILD, TOP
 from .fetch import kmake_args, target_cc
 from .util import run
@@ -62,6 +63,8 @@ def build(conf, state, results):
     for ko in glob.glob(os.path.join(src, "kernel", "**", "*.ko"), recursive=True) + \
             glob.glob(os.path.join(src, "tests", "kmod", "*.ko")):
         shutil.copy(ko, mods)
+    if conf.board:
+        boards.build_drivers(conf, state, margs, mods, results)
 
     # Static user-space programs: those of tests/guest/<suite>/, and the udmem tool.
     bins = os.path.join(bdir, "bin")

@@ -107,10 +107,25 @@ class Target:
         "Extra QEMU arguments (words), placed before the harness's devices: e.g. "
         "an IOMMU, which QEMU wants before the PCI devices it translates.", ())
     cmdline: str = _key("Extra kernel command line.", "")
+    pci: bool = _key("The machine has PCI: the harness adds QEMU's edu device, a PCIe "
+                     "root port and ivshmem (with its host peer).  `no` for the "
+                     "boards (zcu102 ...), which have none.", True)
+    serial: tuple[str, ...] = _key(
+        "-serial values (words) in order; empty: -nographic's one serial on stdio.  "
+        "A board whose console is its second UART gives `null mon:stdio`.", ())
     dt: bool = _key("The machine has a device tree: the harness dumps QEMU's and adds "
                     "tests/qemu/dt/*.dtsi.", False)
     ram_base: str = _key("Physical address of RAM (hex), passed to the .dtsi files as "
                          "RAM_BASE; required when dt = yes.", "")
+    board: str = _key(
+        "A SoC board of tests/qemu/udmemqemu/boards.py (empty: none).  Its device "
+        "tree is the kernel's own `board_dtb` with the board's scripted edits (not "
+        "QEMU's dump), the DMA-engine drivers Debian lacks are built from Debian's "
+        "linux-source, and the .dtsi files see UDMEM_BOARD_<board>.", "",
+        ("", "zcu102", "zynq7000", "icicle"))
+    board_dtb: str = _key("The DTB a board's device tree starts from, relative to the "
+                          "kernel package's /usr/lib/linux-image-<release>/ (e.g. "
+                          "xilinx/zynqmp-zcu102-rev1.0.dtb); required with `board`.", "")
     # ---- what runs
     boot: bool = _key("`no`: build-only target (the modules and programs must build "
                       "warning-free; nothing boots).", True)
@@ -123,6 +138,10 @@ class Target:
     guest_kmods: tuple[str, ...] = _key(
         "Distribution modules (words) copied into the guest for suites to load "
         "(absent ones are skipped by the suites).", ("brd",))
+    guest_suites: tuple[str, ...] = _key(
+        "The suites (words) this target runs; empty: every suite.  Each other suite "
+        "is one counted SKIP naming this key (a board target runs what the board "
+        "adds, the generic target of its kernel runs the rest).", ())
     timeout: int = _key("Seconds before a guest counts as hung.", 1200)
     base: str = _key("Target whose keys this one starts from; the two share the "
                      "downloaded kernel.", "")
@@ -153,6 +172,8 @@ class Target:
                 raise TargetError(f"{f.name} = {value}: must be one of {', '.join(choices)}")
         if self.dt and not re.fullmatch(r"0x[0-9a-fA-F]+", self.ram_base):
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
+        if self.board and (not self.dt or not self.board_dtb):
+            raise TargetError(f"board = {self.board} needs dt = yes and board_dtb")
         if self.mode == "host9p" and not self.host_modules:
             raise TargetError("mode = host9p needs host_modules")
         if self.debug_kernel:

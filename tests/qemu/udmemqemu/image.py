@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 
+from . import boards
 from .config import QEMU_DIR, TOP
 from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
 from .qemu import qemu_cmd
@@ -50,6 +51,8 @@ def make_initramfs(conf, state, bdir, suites):
     with open(os.path.join(stage, "udmem", "env"), "w") as f:
         f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
                 f"UDMEM_HAS_DT={1 if conf.dt else 0}\n")
+    if conf.board:
+        boards.stage(conf, stage)
     with open(os.path.join(stage, "udmem", "suites.list"), "w") as f:
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
@@ -89,19 +92,24 @@ def make_initramfs(conf, state, bdir, suites):
     return out
 
 
-def make_dtb(conf, bdir):
-    """QEMU's own device tree plus tests/qemu/dt/*.dtsi."""
-    base = os.path.join(bdir, "base.dtb")
-    cmd = qemu_cmd(conf, None, None, None, None) + \
-        ["-machine", f"{conf.machine},dumpdtb={base}"]
-    run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def make_dtb(conf, state, bdir):
+    """QEMU's own device tree (a board's: its kernel's DTB, edited) plus
+    tests/qemu/dt/*.dtsi."""
+    if conf.board:
+        base = boards.board_dtb(conf, state, bdir)
+    else:
+        base = os.path.join(bdir, "base.dtb")
+        cmd = qemu_cmd(conf, None, None, None, None) + \
+            ["-machine", f"{conf.machine},dumpdtb={base}"]
+        run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     dts = run(["dtc", "-q", "-I", "dtb", "-O", "dts", base], capture_output=True,
               text=True).stdout
     parts = [dts]
     for dtsi in sorted(glob.glob(os.path.join(QEMU_DIR, "dt", "*.dtsi"))):
         pre = run(["cpp", "-nostdinc", "-undef", "-P", "-x", "assembler-with-cpp",
-                   f"-DRAM_BASE={conf.ram_base}", f"-DUDMEM_ARCH_{conf.arch}=1",
-                   dtsi], capture_output=True, text=True).stdout
+                   f"-DRAM_BASE={conf.ram_base}", f"-DUDMEM_ARCH_{conf.arch}=1"] +
+                  ([f"-DUDMEM_BOARD_{conf.board}=1"] if conf.board else []) + [dtsi],
+                  capture_output=True, text=True).stdout
         parts.append(f"/* {os.path.basename(dtsi)} */\n" + pre)
     full = os.path.join(bdir, "test.dts")
     with open(full, "w") as f:

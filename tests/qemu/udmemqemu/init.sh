@@ -12,12 +12,14 @@ mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
+# A board whose console driver is a module loads it here (udmemqemu/boards.py).
+[ -f /udmem/board-preinit.sh ] && . /udmem/board-preinit.sh
 export PATH=/udmem/bin:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
 . /udmem/env
 export UDMEM_TARGET UDMEM_ARCH UDMEM_HAS_DT
 UDMEM_KVER=$(uname -r); export UDMEM_KVER
 # Enable PCI devices (edu, ivshmem) memory decoding for user-space BAR access.
-for d in /sys/bus/pci/devices/*; do echo 1 > "$d/enable" 2>/dev/null; done
+for d in /sys/bus/pci/devices/*; do [ -e "$d/enable" ] && echo 1 > "$d/enable" 2>/dev/null; done
 if [ -f /udmem/host9p-modules/order ]; then
     while read -r m; do
         insmod "/udmem/host9p-modules/$m" || echo "# insmod $m failed"
@@ -90,4 +92,6 @@ if [ -w $kmemleak ]; then
 fi
 echo "@@END"
 sync
+# A board the kernel cannot power off resets itself (udmemqemu/boards.py).
+[ -f /udmem/board-poweroff.sh ] && . /udmem/board-poweroff.sh
 poweroff -f

@@ -8,6 +8,8 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     cmd = [conf.qemu, "-M", conf.machine, "-cpu", conf.cpu,
            "-smp", str(conf.smp), "-m", str(conf.memory), "-nographic", "-no-reboot",
            "-nic", "none", "-accel", "tcg"]
+    for serial in conf.serial:
+        cmd += ["-serial", serial]
     if icount:
         # Guest time = instructions retired: timings repeat whatever the host load.
         cmd += ["-icount", "shift=0,sleep=off"]
@@ -20,6 +22,8 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
                 f"{conf.cmdline} {append_extra}".strip()]
     if dtb:
         cmd += ["-dtb", dtb]
+    if not conf.pci:
+        return cmd
     cmd += ["-device", "edu,dma_mask=0xffffffff"]
     # A PCI Express root port, so that the port services' pci_express bus
     # exists for u-dma-buf's bind=pci_express/<device>.
