@@ -22,10 +22,60 @@ db_importer() {
 		DMABUF_DIRECT="$4" DMABUF_EDU_DST="$5" dmabuf-importer
 }
 
-db_unload() {
-	for m in u_dma_buf udmem_dmabuf_importer udmem_edu_test; do
-		grep -q "^$m " /proc/modules && rmmod $m
+# db_kmods NAME...: insmod Debian's modules from /udmem/kmods in this order
+# (the target's guest_kmods; ones already loaded or built in are passed
+# over); 1 and the missing one in $db_missing when one is not there.
+db_kmods() {
+	db_missing=
+	for _m in "$@"; do
+		_l=$(echo "$_m" | tr - _)
+		grep -q "^$_l " /proc/modules && continue
+		[ -d "/sys/module/$_l" ] && continue
+		if [ ! -f "/udmem/kmods/$_m.ko" ]; then
+			db_missing=$_m
+			return 1
+		fi
+		insmod "/udmem/kmods/$_m.ko" || { db_missing="$_m (insmod failed)"; return 1; }
 	done
+}
+
+# db_vgem_card: /dev/dri/cardN of vgem, or nothing
+db_vgem_card() {
+	for _c in /sys/class/drm/card*; do
+		[ -e "$_c/device" ] || continue
+		_d=$(readlink -f "$_c/device")
+		_drv=$(readlink "$_c/device/driver" 2>/dev/null)
+		case "${_d##*/} ${_drv##*/}" in
+		*vgem*) echo "/dev/dri/${_c##*/}"; return 0 ;;
+		esac
+	done
+}
+
+db_unload() {
+	for m in u_dma_buf_mgr u_dma_buf udmem_dmabuf_importer udmem_edu_test; do
+		if grep -q "^$m " /proc/modules; then
+			rmmod $m
+		fi
+	done
+	return 0
+}
+
+# vgem (DRM) for the import tests and the vgem program
+db_card=
+if db_kmods drm drm_kms_helper drm_shmem_helper vgem; then
+	db_card=$(db_vgem_card)
+	[ -n "$db_card" ] ||
+		tap_fail vgem/card "vgem loaded but no DRM card is vgem's: $(ls /sys/class/drm)"
+else
+	db_novgem="vgem or its dependencies not in this kernel: $db_missing"
+	tap_skip vgem "$db_novgem"
+fi
+
+# db_import TAG PROG: the import program, buffer udmabuf2 (bound to edu)
+# importing exports of udmabuf0 and vgem buffers
+db_import() {
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/$1" UDMABUF_DEV=udmabuf2 UDMABUF_SRC=udmabuf0 \
+		DMABUF_DIRECT=$db_direct DMABUF_VGEM="$db_card" "$2"
 }
 
 if [ -z "$db_edu" ]; then
@@ -55,7 +105,23 @@ else
 		db_importer platform udmabuf0 "$db_plat" 1 ""
 	fi
 	db_importer edu udmabuf0 "pci/$db_edu" $db_direct udmabuf2
-	db_importer edu-bound udmabuf1 "pci/$db_edu" $db_direct udmabuf2
+	# Behind the IOMMU a buffer bound to edu is pages the IOMMU makes contiguous.
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/edu-bound" UDMABUF_DEV=udmabuf1 \
+		DMABUF_ATTACH="pci/$db_edu" DMABUF_DIRECT=$db_direct DMABUF_CONTIG=$db_direct \
+		DMABUF_EDU_DST=udmabuf2 dmabuf-importer
+	db_import import dmabuf-import
+	# The import example of docs/dma-buf.md
+	if [ -z "$db_card" ]; then
+		tap_skip example-import "${db_novgem:-no vgem card}"
+	elif db_out=$(example-import udmabuf2 "$db_card" 2>&1); then
+		tap_ok example-import
+		echo "$db_out" | sed 's/^/# example-import: /'
+	else
+		tap_fail example-import "$(echo "$db_out" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if [ "$UDMEM_ARCH" = arm64 ]; then
+		db_import import-compat32 dmabuf-import-compat32
+	fi
 	if [ "$UDMEM_HAS_DT" != 1 ]; then
 		tap_skip dt-noncoherent "no device tree on $UDMEM_ARCH"
 	elif [ "$UDMEM_ARCH" = riscv64 ]; then
@@ -67,5 +133,18 @@ else
 		udmem_run UDMEM_SUITE="$UDMEM_SUITE/dt-noncoherent" UDMABUF_DEV=udmabuf-dt-noncoherent \
 			DMABUF_ATTACH="$db_nc" DMABUF_DIRECT=1 DMABUF_COHERENT=0 dmabuf-importer
 	fi
+	db_unload
+fi
+
+# vgem (DRM) imports of exports, with the manager for the delete test
+if [ -z "$db_card" ]; then
+	tap_skip vgem/import "${db_novgem:-no vgem card}"
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x10000 ||
+     ! udmem_insmod u-dma-buf-mgr; then
+	tap_fail vgem/setup "insmod u-dma-buf, u-dma-buf-mgr failed"
+	db_unload
+else
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/vgem" UDMABUF_DEV=udmabuf0 \
+		DMABUF_VGEM="$db_card" DMABUF_MGR=1 dmabuf-vgem
 	db_unload
 fi

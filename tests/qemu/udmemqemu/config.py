@@ -119,7 +119,11 @@ class Target:
         "over 9p; required when mode = host9p.", ())
     guest_kmods: tuple[str, ...] = _key(
         "Distribution modules (words) copied into the guest for suites to load "
-        "(absent ones are skipped by the suites).", ("brd",))
+        "(absent ones are skipped by the suites).",
+        ("brd", "drm", "drm_kms_helper", "drm_shmem_helper", "vgem", "mc", "videodev",
+         "rc-core", "cec", "v4l2-dv-timings", "v4l2-tpg", "videobuf2-common",
+         "videobuf2-v4l2", "videobuf2-memops", "videobuf2-dma-contig", "videobuf2-vmalloc",
+         "vivid"))
     timeout: int = _key("Seconds before a guest counts as hung.", 1200)
     base: str = _key("Target whose keys this one starts from; the two share the "
                      "downloaded kernel.", "")
