@@ -36,8 +36,11 @@ db_kmods() {
 			return 1
 		fi
 		insmod "/udmem/kmods/$_m.ko" || { db_missing="$_m (insmod failed)"; return 1; }
+		db_loaded="$_l $db_loaded"
 	done
 }
+
+db_loaded=
 
 # db_vgem_card: /dev/dri/cardN of vgem, or nothing
 db_vgem_card() {
@@ -148,3 +151,38 @@ else
 		DMABUF_VGEM="$db_card" DMABUF_MGR=1 dmabuf-vgem
 	db_unload
 fi
+
+# vivid (V4L2): capture into exports, with vb2-dma-contig (allocators=1) so
+# vivid maps the exports for its device
+if ! db_kmods mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
+		videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc; then
+	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
+elif [ ! -f /udmem/kmods/vivid.ko ]; then
+	tap_skip vivid "no vivid module in this kernel"
+elif ! insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1; then
+	tap_fail vivid/setup "insmod vivid failed"
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x100000; then
+	tap_fail vivid/setup "insmod u-dma-buf failed"
+	rmmod vivid
+else
+	db_cap=
+	for _v in /sys/class/video4linux/video*; do
+		case $(cat "$_v/name" 2>/dev/null) in
+		*vid-cap*) db_cap=/dev/${_v##*/}; break ;;
+		esac
+	done
+	if [ -z "$db_cap" ]; then
+		tap_fail vivid/setup "vivid loaded but no vid-cap node"
+	else
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/vivid" UDMABUF_DEV=udmabuf0 \
+			DMABUF_VIVID="$db_cap" dmabuf-v4l2
+	fi
+	db_unload
+	rmmod vivid
+fi
+
+# Debian's modules this suite loaded, last first
+for _l in $db_loaded; do
+	rmmod "$_l" 2>/dev/null
+done
+true
