@@ -27,6 +27,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "dump", cli_cmd_dump, "hexdump part of a buffer or region" },
 	{ "load", cli_cmd_load, "copy a file into a buffer or region" },
 	{ "save", cli_cmd_save, "copy a buffer or region into a file" },
+	{ "import", cli_cmd_import, "DMA address of a DMA-BUF for a buffer's device" },
 	{ "bench", udmem_bench_main, "measure access and sync costs" },
 };
 

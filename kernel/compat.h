@@ -16,6 +16,26 @@
 /* True when building for a kernel older than a.b.c. */
 #define UDMEM_KERNEL_BEFORE(a, b, c)	(KERNEL_VERSION(a, b, c) > LINUX_VERSION_CODE)
 
+/*
+ * 6.2: dma_buf_vmap() needs the dma_resv lock held; dma_buf_vmap_unlocked()
+ * takes it.  Before, dma_buf_vmap() locked by itself.
+ */
+#if UDMEM_KERNEL_BEFORE(6, 2, 0)
+#define dma_buf_vmap_unlocked(dmabuf, map)	dma_buf_vmap(dmabuf, map)
+#define dma_buf_vunmap_unlocked(dmabuf, map)	dma_buf_vunmap(dmabuf, map)
+#endif
+
+/*
+ * The _unlocked attachment mapping came with the same change; Debian's 6.1
+ * (6.1.192) has it too.  Before, a static importer called
+ * dma_buf_map_attachment() with no lock held.
+ */
+#if UDMEM_KERNEL_BEFORE(6, 1, 0)
+#define dma_buf_map_attachment_unlocked(attach, dir)	dma_buf_map_attachment(attach, dir)
+#define dma_buf_unmap_attachment_unlocked(attach, sgt, dir) \
+	dma_buf_unmap_attachment(attach, sgt, dir)
+#endif
+
 /* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
 #if UDMEM_KERNEL_BEFORE(6, 3, 0)
 static inline void udmem_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)

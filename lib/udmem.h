@@ -269,6 +269,42 @@ int udmem_buffer_export_dmabuf(struct udmem_buffer *buf, uint64_t offset,
 			       uint64_t size, int fd_flags, uint64_t *dma_addr);
 
 /**
+ * @brief Import a foreign DMA-BUF: attach it to the buffer's DMA device and
+ *        map it, for its DMA address.
+ * @param buf       The handle; its device is the one that will DMA.
+ * @param dmabuf_fd A DMA-BUF (from V4L2, DRM, a DMA heap, an export...).
+ * @param dir       enum udmem_dir of the DMA the device will do.
+ * @param dma_addr  If not NULL, receives the DMA-BUF's DMA address for the
+ *                  buffer's device (contiguous from there for *size bytes).
+ * @param size      If not NULL, receives the DMA-BUF's size.
+ * @return A new "import" descriptor that holds the attachment and the
+ *         mapping until the caller closes it, or -errno: -EOPNOTSUPP if the
+ *         DMA-BUF is not one DMA range for the device, -EINVAL for a bad
+ *         dir or an fd that is not a DMA-BUF, -EBADF for a bad fd,
+ *         -ENOTTY if the driver has no import.
+ */
+int udmem_buffer_import_dmabuf(struct udmem_buffer *buf, int dmabuf_fd,
+			       enum udmem_dir dir, uint64_t *dma_addr,
+			       uint64_t *size);
+
+/**
+ * @brief Begin CPU access to an imported DMA-BUF (the exporter's
+ *        begin_cpu_access over the whole DMA-BUF).
+ * @param import_fd From udmem_buffer_import_dmabuf().
+ * @param dir       UDMEM_DIR_FROM_DEVICE: the CPU reads what the device
+ *                  wrote; UDMEM_DIR_TO_DEVICE: the CPU writes; or both.
+ * @return 0 or -errno (-EINVAL for a bad dir, -EBADF for a bad fd).
+ */
+int udmem_import_sync_for_cpu(int import_fd, enum udmem_dir dir);
+
+/**
+ * @brief End CPU access to an imported DMA-BUF (the exporter's
+ *        end_cpu_access), before the device's DMA.
+ * @return 0 or -errno, as udmem_import_sync_for_cpu().
+ */
+int udmem_import_sync_for_device(int import_fd, enum udmem_dir dir);
+
+/**
  * @brief The file descriptor of /dev/NAME, owned by the handle.
  * @return The descriptor (do not close it), or -EINVAL for NULL.
  */

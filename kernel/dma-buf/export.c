@@ -34,6 +34,65 @@ static unsigned long udmabuf_export_attrs(const struct udmabuf *buf)
 	return buf->no_cpu_sync ? DMA_ATTR_SKIP_CPU_SYNC : 0;
 }
 
+/*
+ * The pages of [base, base + len) of the whole buffer's table: the DMA API
+ * describes an allocation from its start only (an IOMMU allocation finds
+ * its page array by the start address, whatever address it is given).
+ */
+static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
+				  struct sg_table *sgt)
+{
+	struct scatterlist *sg, *out;
+	u64 pos = 0, end = base + len;
+	unsigned int i, nents = 0;
+	int ret;
+
+	for_each_sgtable_sg(whole, sg, i) {
+		if (pos < end && pos + sg->length > base)
+			nents++;
+		pos += sg->length;
+	}
+	if (pos < end || !nents)
+		return -EINVAL;
+	ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+	out = sgt->sgl;
+	pos = 0;
+	for_each_sgtable_sg(whole, sg, i) {
+		u64 from = max(pos, base), to = min(pos + sg->length, end);
+
+		if (from < to) {
+			u64 skip = from - pos + sg->offset;
+
+			sg_set_page(out, nth_page(sg_page(sg), skip >> PAGE_SHIFT), to - from,
+				    offset_in_page(skip));
+			out = sg_next(out);
+		}
+		pos += sg->length;
+	}
+	return 0;
+}
+
+/* Memory that is not one run of pfns: the DMA API's pages for it. */
+static int udmabuf_export_fill_sgt_dma(struct udmabuf_export *exp, struct sg_table *sgt)
+{
+	struct udmabuf *buf = exp->view.buf;
+	struct sg_table whole;
+	int ret;
+
+	/* The exporter's DMA setup may be gone with its driver. */
+	if (READ_ONCE(buf->dma_gone))
+		return -ENODEV;
+	ret = dma_get_sgtable(buf->dma_dev, &whole, buf->virt, buf->dma_addr,
+			      buf->alloc_size);
+	if (ret)
+		return ret;
+	ret = udmabuf_export_sub_sgt(&whole, exp->view.base, exp->view.len, sgt);
+	sg_free_table(&whole);
+	return ret;
+}
+
 static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *sgt)
 {
 	struct udmabuf *buf = exp->view.buf;
@@ -43,13 +102,8 @@ static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *
 	unsigned int nents;
 	int ret;
 
-	if (!buf->pfn_ok || !pfn_valid(pfn)) {
-		/* The exporter's DMA setup may be gone with its driver. */
-		if (READ_ONCE(buf->dma_gone))
-			return -ENODEV;
-		return dma_get_sgtable(buf->dma_dev, sgt, buf->virt + exp->view.base,
-				       buf->dma_addr + exp->view.base, exp->view.len);
-	}
+	if (!buf->pfn_ok || !pfn_valid(pfn))
+		return udmabuf_export_fill_sgt_dma(exp, sgt);
 	nents = DIV_ROUND_UP_ULL(left, UDMABUF_SG_CHUNK);
 	ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
 	if (ret)

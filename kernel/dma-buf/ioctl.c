@@ -26,6 +26,9 @@ static_assert(U_DMA_BUF_IOCTL_GET_DEV_INFO == 0x80185507);
 static_assert(U_DMA_BUF_IOCTL_GET_SYNC == 0x80185508);
 static_assert(U_DMA_BUF_IOCTL_SET_SYNC == 0x40185509);
 static_assert(U_DMA_BUF_IOCTL_EXPORT == 0xC028550A);
+/* udmem's own */
+static_assert(sizeof(struct u_dma_buf_ioctl_import_args) == 32);
+static_assert(U_DMA_BUF_IOCTL_IMPORT == 0xC0205540);
 
 static long udmabuf_ioctl_drv_info(void __user *arg)
 {
@@ -134,6 +137,22 @@ static long udmabuf_ioctl_export(struct udmabuf *buf, struct file *file,
 	return 0;
 }
 
+static long udmabuf_ioctl_import(struct udmabuf *buf, void __user *arg)
+{
+	struct u_dma_buf_ioctl_import_args args;
+	long ret;
+
+	if (copy_from_user(&args, arg, sizeof(args)))
+		return -EFAULT;
+	ret = udmabuf_import(buf, &args);
+	if (ret)
+		return ret;
+	/* On a fault the import file stays open, as EXPORT's dma-buf does. */
+	if (copy_to_user(arg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
 long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct udmabuf *buf = file->private_data;
@@ -167,6 +186,8 @@ long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return udmabuf_ioctl_set_sync(buf, uarg, writable);
 	case U_DMA_BUF_IOCTL_EXPORT:
 		return udmabuf_ioctl_export(buf, file, uarg);
+	case U_DMA_BUF_IOCTL_IMPORT:
+		return udmabuf_ioctl_import(buf, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -217,4 +217,7 @@ long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int udmabuf_export(struct udmabuf *buf, struct file *file,
 		   struct u_dma_buf_ioctl_export_args *args);
 
+/* import.c */
+int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args);
+
 #endif /* UDMEM_UDMABUF_H */

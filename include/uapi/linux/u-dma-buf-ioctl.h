@@ -201,4 +201,53 @@ static inline __u64 u_dma_buf_sync_pack(__u32 offset, __u32 size, unsigned int d
 #define U_DMA_BUF_IOCTL_EXPORT \
 	_IOWR(U_DMA_BUF_IOCTL_MAGIC, 10, struct u_dma_buf_ioctl_export_args)
 
+/*
+ * udmem additions, not in the reference: numbers from 0x40 up, far from the
+ * reference's 1..10.
+ */
+
+/**
+ * struct u_dma_buf_ioctl_import_args - import a foreign dma-buf (IMPORT)
+ * @fd: the dma-buf to import
+ * @flags: [1:0] the DMA direction of the mapping (U_DMA_BUF_SYNC_DIR_*
+ *	0..2); the other bits must be zero
+ * @size: out: the dma-buf's size
+ * @addr: out: its DMA address for this buffer's device; the dma-buf is
+ *	contiguous there from @addr to @addr + @size
+ * @import_fd: out: a new file (O_CLOEXEC) that holds the attachment and
+ *	mapping until it is closed; IMPORT_SYNC works on it
+ * @reserved: must be zero
+ *
+ * The dma-buf is attached to the buffer's DMA device and mapped.  A dma-buf
+ * that is not contiguous for that device (more than one DMA range) is
+ * refused with EOPNOTSUPP.
+ */
+struct u_dma_buf_ioctl_import_args {
+	__s32 fd;
+	__u32 flags;
+	__u64 size;
+	__u64 addr;
+	__s32 import_fd;
+	__u32 reserved;
+};
+
+#define U_DMA_BUF_IMPORT_FLAGS_DIR_MASK	0x3u
+
+/**
+ * struct u_dma_buf_ioctl_import_sync - CPU access to an imported dma-buf
+ * @flags: DMA_BUF_SYNC_START or DMA_BUF_SYNC_END with DMA_BUF_SYNC_READ
+ *	and/or DMA_BUF_SYNC_WRITE, as for DMA_BUF_IOCTL_SYNC
+ *
+ * Given to IMPORT_SYNC on the import file: START calls the exporter's
+ * begin_cpu_access, END its end_cpu_access, over the whole dma-buf.
+ */
+struct u_dma_buf_ioctl_import_sync {
+	__u64 flags;
+};
+
+#define U_DMA_BUF_IOCTL_IMPORT \
+	_IOWR(U_DMA_BUF_IOCTL_MAGIC, 0x40, struct u_dma_buf_ioctl_import_args)
+#define U_DMA_BUF_IOCTL_IMPORT_SYNC \
+	_IOW(U_DMA_BUF_IOCTL_MAGIC, 0x41, struct u_dma_buf_ioctl_import_sync)
+
 #endif /* _UAPI_LINUX_U_DMA_BUF_IOCTL_H */

@@ -5,7 +5,9 @@
   returns a :class:`UdmemArray` over it, like PYNQ's ``allocate``;
 - :meth:`Buffer.open` maps an existing u-dma-buf buffer (device tree,
   module parameters);
-- :meth:`Region.open` maps a uiomem region (device memory).
+- :meth:`Region.open` maps a uiomem region (device memory);
+- :func:`import_dmabuf` gives a foreign DMA-BUF's DMA address for a buffer's
+  device.
 
 Every array knows its ``physical_address``/``device_address`` and syncs only
 its own bytes (``flush``/``invalidate``).  Closing a Buffer or Region while
@@ -16,6 +18,7 @@ from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
 from ._uapi import VERSION as __version__
 from .array import UdmemArray
 from .buffer import Buffer, allocate
+from .dmabuf import DmabufImport, import_dmabuf
 from .region import Region
 
 __all__ = [
@@ -23,8 +26,10 @@ __all__ = [
     "FROM_DEVICE",
     "TO_DEVICE",
     "Buffer",
+    "DmabufImport",
     "Region",
     "UdmemArray",
     "allocate",
+    "import_dmabuf",
     "__version__",
 ]

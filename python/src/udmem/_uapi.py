@@ -75,6 +75,7 @@ U_DMA_BUF_IOCTL_FLAGS_SYNC_OWNER_MASK = 1
 U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS_SHIFT = 0
 U_DMA_BUF_IOCTL_FLAGS_EXPORT_FD_FLAGS_MASK = 0xffffffff
 U_DMA_BUF_IOCTL_MAGIC = 0x55
+U_DMA_BUF_IMPORT_FLAGS_DIR_MASK = 3
 U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU = 1
 U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE = 3
 U_DMA_BUF_SYNC_DIR_BIDIRECTIONAL = 0
@@ -133,6 +134,8 @@ U_DMA_BUF_IOCTL_GET_DEV_INFO = _ioc(2, 0x55, 0x7, 24)
 U_DMA_BUF_IOCTL_GET_SYNC = _ioc(2, 0x55, 0x8, 24)
 U_DMA_BUF_IOCTL_SET_SYNC = _ioc(1, 0x55, 0x9, 24)
 U_DMA_BUF_IOCTL_EXPORT = _ioc(3, 0x55, 0xa, 40)
+U_DMA_BUF_IOCTL_IMPORT = _ioc(3, 0x55, 0x40, 32)
+U_DMA_BUF_IOCTL_IMPORT_SYNC = _ioc(1, 0x55, 0x41, 8)
 UIOMEM_IOCTL_GET_DRV_INFO = _ioc(2, 0x55, 0x1, 40)
 UIOMEM_IOCTL_GET_SIZE = _ioc(2, 0x55, 0x2, 8)
 UIOMEM_IOCTL_GET_PHYS_ADDR = _ioc(2, 0x55, 0x3, 8)
@@ -160,6 +163,14 @@ u_dma_buf_ioctl_sync_args = Layout("=QQQ", (
 # struct u_dma_buf_ioctl_export_args: 40 bytes
 u_dma_buf_ioctl_export_args = Layout("=QQQQiI", (
     "flags", "size", "offset", "addr", "fd", "reserved",
+))
+# struct u_dma_buf_ioctl_import_args: 32 bytes
+u_dma_buf_ioctl_import_args = Layout("=iIQQiI", (
+    "fd", "flags", "size", "addr", "import_fd", "reserved",
+))
+# struct u_dma_buf_ioctl_import_sync: 8 bytes
+u_dma_buf_ioctl_import_sync = Layout("=Q", (
+    "flags",
 ))
 # struct uiomem_ioctl_drv_info: 40 bytes
 uiomem_ioctl_drv_info = Layout("=Q16s16s", (

@@ -137,7 +137,11 @@ class Target:
         "over 9p; required when mode = host9p.", ())
     guest_kmods: tuple[str, ...] = _key(
         "Distribution modules (words) copied into the guest for suites to load "
-        "(absent ones are skipped by the suites).", ("brd",))
+        "(absent ones are skipped by the suites).",
+        ("brd", "drm", "drm_kms_helper", "drm_shmem_helper", "vgem", "mc", "videodev",
+         "rc-core", "cec", "v4l2-dv-timings", "v4l2-tpg", "videobuf2-common",
+         "videobuf2-v4l2", "videobuf2-memops", "videobuf2-dma-contig", "videobuf2-vmalloc",
+         "vivid"))
     guest_suites: tuple[str, ...] = _key(
         "The suites (words) this target runs; empty: every suite.  Each other suite "
         "is one counted SKIP naming this key (a board target runs what the board "

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * u-dma-buf: import of a foreign dma-buf (U_DMA_BUF_IOCTL_IMPORT).
+ *
+ * The dma-buf is attached to the buffer's DMA device and mapped; when the
+ * mapping is one DMA range (one entry, or entries an IOMMU made adjacent)
+ * its address and size go back to user space with a new "import" file that
+ * holds the attachment, the mapping and a reference on the buffer until it
+ * is closed.  IMPORT_SYNC on that file brackets CPU access with the
+ * exporter's begin/end_cpu_access.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/dma-buf.h>
+
+#include "compat.h"
+#include "udmabuf.h"
+
+struct udmabuf_import {
+	struct udmabuf *buf;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	enum dma_data_direction dir;
+};
+
+/* The mapping as one DMA range: its start, or -EOPNOTSUPP. */
+static int udmabuf_import_range(struct sg_table *sgt, u64 size, dma_addr_t *addr)
+{
+	struct scatterlist *sg;
+	dma_addr_t next = 0;
+	u64 total = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (i && sg_dma_address(sg) != next)
+			return -EOPNOTSUPP;
+		if (!i)
+			*addr = sg_dma_address(sg);
+		next = sg_dma_address(sg) + sg_dma_len(sg);
+		total += sg_dma_len(sg);
+	}
+	return total >= size ? 0 : -EOPNOTSUPP;
+}
+
+static void udmabuf_import_free(struct udmabuf_import *imp)
+{
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+	dma_buf_detach(imp->dmabuf, imp->attach);
+	dma_buf_put(imp->dmabuf);
+	udmabuf_put(imp->buf);
+	kfree(imp);
+}
+
+static int udmabuf_import_release(struct inode *inode, struct file *file)
+{
+	udmabuf_import_free(file->private_data);
+	return 0;
+}
+
+static long udmabuf_import_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct udmabuf_import *imp = file->private_data;
+	struct u_dma_buf_ioctl_import_sync s;
+	enum dma_data_direction dir;
+
+	if (cmd != U_DMA_BUF_IOCTL_IMPORT_SYNC)
+		return -ENOTTY;
+	if (copy_from_user(&s, (void __user *)arg, sizeof(s)))
+		return -EFAULT;
+	if (s.flags & ~(u64)DMA_BUF_SYNC_VALID_FLAGS_MASK || !(s.flags & DMA_BUF_SYNC_RW))
+		return -EINVAL;
+	switch (s.flags & DMA_BUF_SYNC_RW) {
+	case DMA_BUF_SYNC_READ:
+		dir = DMA_FROM_DEVICE;
+		break;
+	case DMA_BUF_SYNC_WRITE:
+		dir = DMA_TO_DEVICE;
+		break;
+	default:
+		dir = DMA_BIDIRECTIONAL;
+		break;
+	}
+	if (s.flags & DMA_BUF_SYNC_END)
+		return dma_buf_end_cpu_access(imp->dmabuf, dir);
+	return dma_buf_begin_cpu_access(imp->dmabuf, dir);
+}
+
+static const struct file_operations udmabuf_import_fops = {
+	.owner = THIS_MODULE,
+	.release = udmabuf_import_release,
+	.unlocked_ioctl = udmabuf_import_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+/**
+ * udmabuf_import() - attach and map a dma-buf for a buffer's device
+ * @buf: the buffer whose DMA device maps the dma-buf
+ * @args: in: fd, flags; out: size, addr, import_fd
+ *
+ * Return: 0; -EINVAL for bad flags, reserved bits or an fd that is not a
+ * dma-buf, -EBADF for a bad fd, -EOPNOTSUPP when the dma-buf is not one
+ * DMA range for the device, -ENODEV when the device's DMA setup is gone,
+ * or the exporter's error.
+ */
+int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args)
+{
+	struct udmabuf_import *imp;
+	dma_addr_t addr = 0;
+	int ret, fd;
+
+	if (args->flags & ~U_DMA_BUF_IMPORT_FLAGS_DIR_MASK ||
+	    (args->flags & U_DMA_BUF_IMPORT_FLAGS_DIR_MASK) > DMA_FROM_DEVICE ||
+	    args->reserved)
+		return -EINVAL;
+	if (READ_ONCE(buf->dma_gone))
+		return -ENODEV;
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+	imp->dir = args->flags & U_DMA_BUF_IMPORT_FLAGS_DIR_MASK;
+	imp->dmabuf = dma_buf_get(args->fd);
+	if (IS_ERR(imp->dmabuf)) {
+		ret = PTR_ERR(imp->dmabuf);
+		goto err_free;
+	}
+	imp->attach = dma_buf_attach(imp->dmabuf, buf->dma_dev);
+	if (IS_ERR(imp->attach)) {
+		ret = PTR_ERR(imp->attach);
+		goto err_put_dmabuf;
+	}
+	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
+	if (IS_ERR(imp->sgt)) {
+		ret = PTR_ERR(imp->sgt);
+		goto err_detach;
+	}
+	ret = udmabuf_import_range(imp->sgt, imp->dmabuf->size, &addr);
+	if (ret)
+		goto err_unmap;
+	/* The file may be closed as soon as it is installed: results first. */
+	args->size = imp->dmabuf->size;
+	args->addr = addr;
+	kref_get(&buf->ref);
+	imp->buf = buf;
+	fd = anon_inode_getfd("[u-dma-buf-import]", &udmabuf_import_fops, imp,
+			      O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		udmabuf_put(buf);
+		goto err_unmap;
+	}
+	args->import_fd = fd;
+	if (buf->debug_export)
+		dev_info(buf->dma_dev, "%s: import of %llu bytes at %pad fd %d\n",
+			 buf->name, args->size, &addr, fd);
+	return 0;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+err_detach:
+	dma_buf_detach(imp->dmabuf, imp->attach);
+err_put_dmabuf:
+	dma_buf_put(imp->dmabuf);
+err_free:
+	kfree(imp);
+	return ret;
+}

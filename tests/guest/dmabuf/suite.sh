@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# dmabuf: u-dma-buf's DMA-BUF exports with importers in the kernel: the test
+# importer (tests/kmod/udmem-dmabuf-importer.ko) attached to a platform
+# device, to the edu PCI device (behind the SMMU on arm64-iommu) and, on
+# device-tree targets, to a non-coherent device.
+# Sourced by busybox sh after lib.sh.
+
+db_edu_path=$(udmem_pci_dev 0x1234 0x11e8)
+db_edu=${db_edu_path##*/}
+db_cls=/sys/class/u-dma-buf
+
+# db_parent BUF: bus/name of the device the buffer hangs under
+db_parent() {
+	_d=$(readlink -f "$db_cls/$1/device")
+	_b=$(readlink "$_d/subsystem")
+	echo "${_b##*/}/${_d##*/}"
+}
+
+# db_importer TAG BUF ATTACH DIRECT EDU_DST: the importer program
+db_importer() {
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/$1" UDMABUF_DEV="$2" DMABUF_ATTACH="$3" \
+		DMABUF_DIRECT="$4" DMABUF_EDU_DST="$5" dmabuf-importer
+}
+
+# db_kmods NAME...: insmod Debian's modules from /udmem/kmods in this order
+# (the target's guest_kmods; ones already loaded or built in are passed
+# over); 1 and the missing one in $db_missing when one is not there.
+db_kmods() {
+	db_missing=
+	for _m in "$@"; do
+		_l=$(echo "$_m" | tr - _)
+		grep -q "^$_l " /proc/modules && continue
+		[ -d "/sys/module/$_l" ] && continue
+		if [ ! -f "/udmem/kmods/$_m.ko" ]; then
+			db_missing=$_m
+			return 1
+		fi
+		insmod "/udmem/kmods/$_m.ko" || { db_missing="$_m (insmod failed)"; return 1; }
+		db_loaded="$_l $db_loaded"
+	done
+}
+
+db_loaded=
+
+# db_vgem_card: /dev/dri/cardN of vgem, or nothing
+db_vgem_card() {
+	for _c in /sys/class/drm/card*; do
+		[ -e "$_c/device" ] || continue
+		_d=$(readlink -f "$_c/device")
+		_drv=$(readlink "$_c/device/driver" 2>/dev/null)
+		case "${_d##*/} ${_drv##*/}" in
+		*vgem*) echo "/dev/dri/${_c##*/}"; return 0 ;;
+		esac
+	done
+}
+
+db_unload() {
+	for m in u_dma_buf_mgr u_dma_buf udmem_dmabuf_importer udmem_edu_test; do
+		if grep -q "^$m " /proc/modules; then
+			rmmod $m
+		fi
+	done
+	return 0
+}
+
+# vgem (DRM) for the import tests and the vgem program
+db_card=
+if db_kmods drm drm_kms_helper drm_shmem_helper vgem; then
+	db_card=$(db_vgem_card)
+	[ -n "$db_card" ] ||
+		tap_fail vgem/card "vgem loaded but no DRM card is vgem's: $(ls /sys/class/drm)"
+else
+	db_novgem="vgem or its dependencies not in this kernel: $db_missing"
+	tap_skip vgem "$db_novgem"
+fi
+
+# db_import TAG PROG: the import program, buffer udmabuf2 (bound to edu)
+# importing exports of udmabuf0 and vgem buffers
+db_import() {
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/$1" UDMABUF_DEV=udmabuf2 UDMABUF_SRC=udmabuf0 \
+		DMABUF_DIRECT=$db_direct DMABUF_VGEM="$db_card" "$2"
+}
+
+if [ -z "$db_edu" ]; then
+	tap_fail setup "no edu PCI device (1234:11e8) in this guest"
+elif ! udmem_insmod udmem-edu-test; then
+	tap_fail setup "insmod udmem-edu-test failed"
+elif ! udmem_insmod udmem-dmabuf-importer; then
+	tap_fail setup "insmod udmem-dmabuf-importer failed"
+	db_unload
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x10000 udmabuf1=0x10000 \
+		udmabuf1_bind="pci/$db_edu" udmabuf2=0x10000 udmabuf2_bind="pci/$db_edu"; then
+	tap_fail setup "insmod u-dma-buf failed"
+	db_unload
+else
+	tap_ok setup
+	if [ -e "$db_edu_path/iommu_group" ]; then
+		db_direct=0
+	else
+		db_direct=1
+	fi
+	db_plat=$(db_parent udmabuf0)
+	tap_eq platform-parent platform/u-dma-buf.0 "$db_plat"
+	# The platform device's address reaches the edu device only without an IOMMU.
+	if [ $db_direct = 1 ]; then
+		db_importer platform udmabuf0 "$db_plat" 1 udmabuf2
+	else
+		db_importer platform udmabuf0 "$db_plat" 1 ""
+	fi
+	db_importer edu udmabuf0 "pci/$db_edu" $db_direct udmabuf2
+	# Behind the IOMMU a buffer bound to edu is pages the IOMMU makes contiguous.
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/edu-bound" UDMABUF_DEV=udmabuf1 \
+		DMABUF_ATTACH="pci/$db_edu" DMABUF_DIRECT=$db_direct DMABUF_CONTIG=$db_direct \
+		DMABUF_EDU_DST=udmabuf2 dmabuf-importer
+	db_import import dmabuf-import
+	# The import example of docs/dma-buf.md
+	if [ -z "$db_card" ]; then
+		tap_skip example-import "${db_novgem:-no vgem card}"
+	elif db_out=$(example-import udmabuf2 "$db_card" 2>&1); then
+		tap_ok example-import
+		echo "$db_out" | sed 's/^/# example-import: /'
+	else
+		tap_fail example-import "$(echo "$db_out" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if [ "$UDMEM_ARCH" = arm64 ]; then
+		db_import import-compat32 dmabuf-import-compat32
+	fi
+	if [ "$UDMEM_HAS_DT" != 1 ]; then
+		tap_skip dt-noncoherent "no device tree on $UDMEM_ARCH"
+	elif [ "$UDMEM_ARCH" = riscv64 ]; then
+		tap_skip dt-noncoherent "the riscv64 virt kernel has no non-coherent DMA support"
+	elif [ ! -e "$db_cls/udmabuf-dt-noncoherent" ]; then
+		tap_fail dt-noncoherent "udmabuf-dt-noncoherent missing (tests/qemu/dt/10-u-dma-buf.dtsi)"
+	else
+		db_nc=$(db_parent udmabuf-dt-noncoherent)
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/dt-noncoherent" UDMABUF_DEV=udmabuf-dt-noncoherent \
+			DMABUF_ATTACH="$db_nc" DMABUF_DIRECT=1 DMABUF_COHERENT=0 dmabuf-importer
+	fi
+	db_unload
+fi
+
+# vgem (DRM) imports of exports, with the manager for the delete test
+if [ -z "$db_card" ]; then
+	tap_skip vgem/import "${db_novgem:-no vgem card}"
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x10000 ||
+     ! udmem_insmod u-dma-buf-mgr; then
+	tap_fail vgem/setup "insmod u-dma-buf, u-dma-buf-mgr failed"
+	db_unload
+else
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/vgem" UDMABUF_DEV=udmabuf0 \
+		DMABUF_VGEM="$db_card" DMABUF_MGR=1 dmabuf-vgem
+	db_unload
+fi
+
+# vivid (V4L2): capture into exports, with vb2-dma-contig (allocators=1) so
+# vivid maps the exports for its device
+if ! db_kmods mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
+		videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc; then
+	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
+elif [ ! -f /udmem/kmods/vivid.ko ]; then
+	tap_skip vivid "no vivid module in this kernel"
+elif ! insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1; then
+	tap_fail vivid/setup "insmod vivid failed"
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x100000; then
+	tap_fail vivid/setup "insmod u-dma-buf failed"
+	rmmod vivid
+else
+	db_cap=
+	for _v in /sys/class/video4linux/video*; do
+		case $(cat "$_v/name" 2>/dev/null) in
+		*vid-cap*) db_cap=/dev/${_v##*/}; break ;;
+		esac
+	done
+	if [ -z "$db_cap" ]; then
+		tap_fail vivid/setup "vivid loaded but no vid-cap node"
+	else
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/vivid" UDMABUF_DEV=udmabuf0 \
+			DMABUF_VIVID="$db_cap" dmabuf-v4l2
+	fi
+	db_unload
+	rmmod vivid
+fi
+
+# Debian's modules this suite loaded, last first
+for _l in $db_loaded; do
+	rmmod "$_l" 2>/dev/null
+done
+true
