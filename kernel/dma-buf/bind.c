@@ -76,7 +76,12 @@ static struct device *udmabuf_find_bind(const char *spec)
 /* A platform device u-dma-buf.<id> whose probe creates the buffer. */
 struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int id)
 {
-	struct udmabuf_pdata pdata = { .params = *p };
+	/*
+	 * The probe sets probe_err; if the driver core fails before calling
+	 * it (it allocates on the way: sysfs links, devres), the probe never
+	 * ran, and only memory can be short there.
+	 */
+	struct udmabuf_pdata pdata = { .params = *p, .probe_err = -ENOMEM };
 	struct platform_device_info info = {
 		.name = UDMABUF_DRIVER_NAME,
 		.id = id,
@@ -94,6 +99,7 @@ struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int 
 		return pdev;
 	if (!platform_get_drvdata(pdev)) {
 		const struct udmabuf_pdata *done = dev_get_platdata(&pdev->dev);
+		/* 0: it probed, then was unbound (through sysfs) before we looked. */
 		int err = done && done->probe_err ? done->probe_err : -ENODEV;
 
 		platform_device_unregister(pdev);

@@ -154,7 +154,12 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
 		num = pages;
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &num);
-		return ret;
+		/*
+		 * vm_insert_pages() says -EFAULT when it cannot allocate a page
+		 * table above the PTE level; the range was checked above, so it
+		 * can only mean that, and mmap(2) reports it as ENOMEM.
+		 */
+		return ret == -EFAULT ? -ENOMEM : ret;
 	}
 	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	return remap_pfn_range(vma, vma->vm_start, buf->pfn + first,
