@@ -40,6 +40,9 @@ ARCHIVE = {
 }
 
 
+# The suites buildroot.py can make a build root of (its PACKAGES).
+BUILD_ROOTS = ("sid",)
+
 # The architectures tests/qemu/debug/build-kernel builds a debug kernel for.
 DEBUG_ARCHES = ("x86_64", "arm64")
 
@@ -93,6 +96,12 @@ class Target:
                         "architecture's modpost under qemu-user (Debian's amd64 modpost "
                         "mis-sizes 32-bit device tables).", "host", ("host", "target"))
     kmake: tuple[str, ...] = _key("Extra make arguments (words) for every module build.", ())
+    build_root: str = _key(
+        "Debian suite of a build root that mmdebstrap makes from the archive (cached "
+        "in $UDMEM_CACHE/buildroot, see buildroot.py) in which the modules are built, "
+        "for headers whose compiler or kbuild programs cannot run on the host (sid's "
+        "7.x: gcc-16, glibc >= 2.38); empty: build on the host.  The guest programs "
+        "are still built by the host's compilers.", "")
     compat_cc: str = _key("Compiler for 32-bit programs on a 64-bit kernel (compat "
                           "ioctls); empty for none.", "")
     # ---- QEMU
@@ -183,6 +192,9 @@ class Target:
             if self.debug_kernel != self.arch:
                 raise TargetError(f"debug_kernel = {self.debug_kernel}: not the target's "
                                   f"arch ({self.arch})")
+        if self.build_root and self.build_root not in BUILD_ROOTS:
+            raise TargetError(f"build_root = {self.build_root}: must be empty or one of "
+                              f"{', '.join(BUILD_ROOTS)}")
         for key in ("smp", "memory", "timeout"):
             if getattr(self, key) <= 0:
                 raise TargetError(f"{key} must be positive")

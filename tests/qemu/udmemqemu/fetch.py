@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 
+from . import buildroot
 from .apt import apt_env, depends_of, download, newest_version, resolve_kernel
 from .config import CACHE, QEMU_DIR, Target
 from .util import log, run
@@ -26,6 +27,9 @@ def fetch(conf):
     with open(kdir + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         state = _fetch(conf, kdir)
+    if conf.build_root:
+        # Made here too so that a background prefetch makes it early.
+        buildroot.ensure(conf.build_root)
     if conf.debug_kernel:
         state = dict(state, **debug_state(conf))
     return state
