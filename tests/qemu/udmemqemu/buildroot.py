@@ -13,7 +13,7 @@ The root is cached in $UDMEM_CACHE/buildroot/<suite>-<key>, where the key
 hashes the package list and the recipe, so a changed list makes a new root
 (and the old one of that suite is removed).  Creation is locked and
 idempotent: the root is built in a temporary folder and renamed once
-complete.  Cold: 107 s and 790 MB (measured on this project's 2-core host).
+complete.  Cold: 215 s on the 2-core host loaded by other QEMU runs; 790 MB.
 """
 
 import fcntl
