@@ -104,6 +104,17 @@ static inline int udmem_bus_unregister_notifier(const struct bus_type *bus,
 }
 
 /*
+ * 7.x: struct device's dma_coherent bit became DEV_FLAG_DMA_COHERENT in
+ * dev->flags, set by dev_set_dma_coherent().  sid's 7.2 has the accessor and
+ * 6.12 the field; 7.0 as the boundary is not checked against 7.0 or 7.1.
+ */
+#if UDMEM_KERNEL_BEFORE(7, 0, 0)
+#define udmem_dev_mark_dma_coherent(dev)	((dev)->dma_coherent = true)
+#else
+#define udmem_dev_mark_dma_coherent(dev)	dev_set_dma_coherent(dev)
+#endif
+
+/*
  * Mark a device that has no firmware DMA description (a module-parameter
  * or manager platform device) DMA-coherent, as a `dma-coherent` DT
  * property would.  dma-direct reads dev->dma_coherent at every call, so
@@ -118,7 +129,7 @@ static inline int udmem_dev_set_dma_coherent(struct device *dev)
 #elif defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
 	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
 	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
-	dev->dma_coherent = true;
+	udmem_dev_mark_dma_coherent(dev);
 	return 0;
 #else
 	return 0;	/* every device is DMA-coherent on this architecture */

@@ -107,8 +107,9 @@ else
 			if [ $sd_doc = 1 ]; then
 				sd_doc_run "$_n"
 			fi
-		elif [ "$UDMEM_HAS_DT" != 1 ] && ! grep -q '^CmaTotal:' /proc/meminfo; then
-			tap_skip "$_n" "kernel without CONFIG_CMA: no $(echo "${b#*:}" | cut -d: -f1)-byte contiguous buffer"
+		elif [ "$UDMEM_HAS_DT" != 1 ] && ! grep -q '^CmaTotal: *[1-9]' /proc/meminfo; then
+			# sid's amd64 7.x has CONFIG_CMA with an empty default area.
+			tap_skip "$_n" "no CMA area (CONFIG_CMA off, or CmaTotal 0 without cma=): no $(echo "${b#*:}" | cut -d: -f1)-byte contiguous buffer"
 		else
 			tap_fail "$_n" "buffer $_n missing (see tests/qemu/dt/10-u-dma-buf.dtsi)"
 		fi

@@ -32,6 +32,16 @@ um_attr() { cat "$UM_CLASS/$1/$2" 2>&1; }
 um_modes() {
 	echo "$(um_attr "$1" shareable)$(um_attr "$1" cached)$(um_attr "$1" coherent)"
 }
+# um_want MODES: the modes a region asking for MODES gets.  Without cache
+# maintenance (QEMU 7.2's riscv64 CPUs have no Zicbom) the driver makes a
+# cached, non-coherent region uncached and coherent (probe.c).
+um_nomaint=0
+um_want() {
+	case "$um_nomaint:$1" in
+	1:?10) echo "${1%??}01" ;;
+	*) echo "$1" ;;
+	esac
+}
 # um_abi11 SUITE-SUFFIX NAME: the uiomem 1.1 checks on region NAME, also as a
 # 32-bit program on arm64 (the compat_ioctl path).
 um_abi11() {
@@ -95,6 +105,10 @@ if udmem_insmod uiomem info_enable=1; then
 	tap_eq load-registers-chrdev 1 "$(um_major | wc -l)"
 	tap_check load-creates-class test -d "$UM_CLASS"
 	um_log_has load-reports-cache-maintenance "uiomem: "
+	if dmesg | tail -n +$((_um_mark + 1)) | grep -q 'uiomem: no cache maintenance'; then
+		um_nomaint=1
+		echo "# no cache maintenance: cached non-coherent regions are expected uncached"
+	fi
 	dmesg | grep 'uiomem: ' | head -n 2 | sed 's/^/# /'
 	tap_check unload-module udmem_rmmod uiomem
 	tap_eq unload-frees-chrdev "" "$(um_major)"
@@ -125,9 +139,13 @@ else
 		tap_check param-region-claimed grep -q ' : uiomem0$' /proc/iomem
 		tap_check param-region-params-readable test "$(cat /sys/module/uiomem/parameters/uiomem0_size)" = "$((bar_size))"
 		tap_eq param-option-default 2 "$(cat /sys/module/uiomem/parameters/uiomem0_option)"
-		tap_eq param-option-default-modes 010 "$(um_modes uiomem0)"
+		tap_eq param-option-default-modes "$(um_want 010)" "$(um_modes uiomem0)"
 		tap_eq param-region-ioctl_version 1 "$(um_attr uiomem0 ioctl_version)"
-		um_log_has param-region-log-cache-modes "cached 1 coherent 0 shareable 0 sync_operation "
+		if [ $um_nomaint = 1 ]; then
+			um_log_has param-region-log-cache-modes "cached 0 coherent 1 shareable 0 sync_operation "
+		else
+			um_log_has param-region-log-cache-modes "cached 1 coherent 0 shareable 0 sync_operation "
+		fi
 
 		UIOMEM_DEV=uiomem0
 		export UIOMEM_DEV
@@ -172,7 +190,7 @@ else
 	for spec in 0:001 1:101 2:010 3:110 4:001 5:101 6:011 7:111 0x1fa:010; do
 		opt=${spec%:*} want=${spec#*:}
 		if udmem_insmod uiomem uiomem0_addr="$bar_start" uiomem0_size="$bar_size" uiomem0_option="$opt"; then
-			tap_eq "param-option-$opt-modes" "$want" "$(um_modes uiomem0)"
+			tap_eq "param-option-$opt-modes" "$(um_want "$want")" "$(um_modes uiomem0)"
 			tap_eq "param-option-$opt-reads-back" "$((opt))" "$(cat /sys/module/uiomem/parameters/uiomem0_option)"
 			if [ "${want%??}" = 0 ]; then
 				# Claimed unless shareable.
@@ -271,14 +289,14 @@ else
 	tap_eq dt-reg-wins-over-memory-region-phys \
 		$(($(um_attr uiomem-nomap phys_addr) + 0x80000)) $(($(um_attr uiomem-reg-wins phys_addr)))
 	# cache modes: shareable, cached, coherent
-	tap_eq dt-default-modes 010 "$(um_modes uiomem-nomap)"
-	tap_eq dt-cache-off-modes 101 "$(um_modes uiomem-cache-off)"
-	tap_eq dt-cache-coherent-modes 111 "$(um_modes uiomem-cache-coherent)"
-	tap_eq dt-cache-noncoherent-beats-option 110 "$(um_modes uiomem-cache-noncoherent)"
-	tap_eq dt-cache-off-beats-other-cache-props 101 "$(um_modes uiomem-cache-order)"
-	tap_eq dt-option7-shareable-cached-coherent 111 "$(um_modes uiomem-option7)"
-	tap_eq dt-option5-uncached-is-coherent 101 "$(um_modes uiomem-option5)"
-	tap_eq dt-option2-modes 110 "$(um_modes uiomem-option2)"
+	tap_eq dt-default-modes "$(um_want 010)" "$(um_modes uiomem-nomap)"
+	tap_eq dt-cache-off-modes "$(um_want 101)" "$(um_modes uiomem-cache-off)"
+	tap_eq dt-cache-coherent-modes "$(um_want 111)" "$(um_modes uiomem-cache-coherent)"
+	tap_eq dt-cache-noncoherent-beats-option "$(um_want 110)" "$(um_modes uiomem-cache-noncoherent)"
+	tap_eq dt-cache-off-beats-other-cache-props "$(um_want 101)" "$(um_modes uiomem-cache-order)"
+	tap_eq dt-option7-shareable-cached-coherent "$(um_want 111)" "$(um_modes uiomem-option7)"
+	tap_eq dt-option5-uncached-is-coherent "$(um_want 101)" "$(um_modes uiomem-option5)"
+	tap_eq dt-option2-modes "$(um_want 110)" "$(um_modes uiomem-option2)"
 	tap_eq dt-sync-offset-u64 0x2000 "$(um_attr uiomem-option2 sync_offset)"
 	tap_eq dt-sync-size-u64 12288 "$(um_attr uiomem-option2 sync_size)"
 	um_log_has dt-log-cache-modes "cached 0 coherent 1 shareable 1 sync_operation "

@@ -8,8 +8,8 @@ import re
 import shutil
 import subprocess
 
-from . import boards
-from .config import BUILD, TOP
+from . import boards, buildroot
+from .config import BUILD, CACHE, TOP
 from .fetch import kmake_args, target_cc
 from .util import run
 
@@ -46,6 +46,11 @@ def build(conf, state, results):
                                        "KBUILD_EXTRA_SYMBOLS=" +
                                        os.path.join(src, "kernel", "Module.symvers")] +
                       margs + jobs + ["modules"]))
+    if conf.build_root:
+        # Host-incompatible headers (sid 7.x): make runs in the suite's build root.
+        root = buildroot.ensure(conf.build_root)
+        binds = [bdir, os.path.join(CACHE, "kernels", conf.kernel_key)]
+        steps = [(name, buildroot.wrap(root, cmd, binds)) for name, cmd in steps]
     for name, cmd in steps:
         p = subprocess.run(cmd, capture_output=True, text=True)
         out = p.stdout + p.stderr

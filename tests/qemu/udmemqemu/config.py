@@ -40,6 +40,9 @@ ARCHIVE = {
 }
 
 
+# The suites buildroot.py can make a build root of (its PACKAGES).
+BUILD_ROOTS = ("sid",)
+
 # The architectures tests/qemu/debug/build-kernel builds a debug kernel for.
 DEBUG_ARCHES = ("x86_64", "arm64")
 
@@ -93,6 +96,12 @@ class Target:
                         "architecture's modpost under qemu-user (Debian's amd64 modpost "
                         "mis-sizes 32-bit device tables).", "host", ("host", "target"))
     kmake: tuple[str, ...] = _key("Extra make arguments (words) for every module build.", ())
+    build_root: str = _key(
+        "Debian suite of a build root that mmdebstrap makes from the archive (cached "
+        "in $UDMEM_CACHE/buildroot, see buildroot.py) in which the modules are built, "
+        "for headers whose compiler or kbuild programs cannot run on the host (sid's "
+        "7.x: gcc-16, glibc >= 2.38); empty: build on the host.  The guest programs "
+        "are still built by the host's compilers.", "")
     compat_cc: str = _key("Compiler for 32-bit programs on a 64-bit kernel (compat "
                           "ioctls); empty for none.", "")
     # ---- QEMU
@@ -187,6 +196,9 @@ class Target:
             if self.debug_kernel != self.arch:
                 raise TargetError(f"debug_kernel = {self.debug_kernel}: not the target's "
                                   f"arch ({self.arch})")
+        if self.build_root and self.build_root not in BUILD_ROOTS:
+            raise TargetError(f"build_root = {self.build_root}: must be empty or one of "
+                              f"{', '.join(BUILD_ROOTS)}")
         for key in ("smp", "memory", "timeout"):
             if getattr(self, key) <= 0:
                 raise TargetError(f"{key} must be positive")
@@ -286,8 +298,8 @@ def all_targets() -> list[str]:
     """The targets `udmem-qemu test` runs by default: every target file, in this
     order, but those with `default_run = no`.  A target that does not load stays
     in, so that its error shows."""
-    order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "x86_64-6.12",
-             "x86_64-python", "armhf-6.12"]
+    order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "riscv64-7", "x86_64-6.12",
+             "arm64-7", "x86_64-7", "x86_64-python", "armhf-6.12"]
     have = target_names()
     names = [t for t in order if t in have] + [t for t in have if t not in order]
     return [t for t in names if _default_run(t)]

@@ -9,7 +9,8 @@ import re
 import shutil
 import subprocess
 
-from .apt import apt_env, download, newest_version, resolve_kernel
+from . import buildroot
+from .apt import apt_env, depends_of, download, newest_version, resolve_kernel
 from .config import CACHE, QEMU_DIR, Target
 from .util import log, run
 
@@ -26,6 +27,9 @@ def fetch(conf):
     with open(kdir + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         state = _fetch(conf, kdir)
+    if conf.build_root:
+        # Made here too so that a background prefetch makes it early.
+        buildroot.ensure(conf.build_root)
     if conf.debug_kernel:
         state = dict(state, **debug_state(conf))
     return state
@@ -70,6 +74,12 @@ def _fetch(conf, kdir):
     specs = [f"linux-image-{abi}-{flav}:{arch}={kver}",
              f"linux-headers-{abi}-{flav}:{arch}={kver}",
              f"linux-headers-{abi}-common={kver}"]
+    # sid (7.x) splits the image: linux-image-<abi> only depends on the
+    # kernel (linux-binary-<abi>) and its modules (linux-modules-<abi>).
+    specs += [f"{dep.split()[0]}:{arch}={kver}"
+              for dep in depends_of(env, f"linux-image-{abi}-{flav}:{arch}", kver)
+              if re.fullmatch(r"linux-(binary|modules)-" + re.escape(f"{abi}-{flav}"),
+                              dep.split()[0])]
     kb_suites = conf.kbuild_suite
     if kb_suites:
         # The target's own kbuild cannot run here; take the same series from
@@ -143,6 +153,9 @@ def _fetch(conf, kdir):
                     os.remove(link)
                 os.symlink(os.path.join(scripts_src, sub), link)
     kernels = glob.glob(os.path.join(root, "boot", "vmlinu*-" + abi + "-" + flav))
+    # sid (7.x) keeps the kernel and its modules in /usr/lib/modules/<release>.
+    kernels += glob.glob(os.path.join(root, "usr", "lib", "modules", f"{abi}-{flav}",
+                                      "vmlinu*"))
     if not kernels:
         raise RuntimeError(f"no kernel image in {root}/boot")
     state = {"abi": abi, "kver": kver, "kernel_release": f"{abi}-{flav}",
