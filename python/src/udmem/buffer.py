@@ -197,16 +197,14 @@ class Buffer(Device):
             super()._free_allocated(arr)
         if self._closed:
             return
-        others = [v for v in self._live_views() if v is not arr]
-        if others:
-            raise BufferError(f"{self._name}: cannot free, {len(others)} other view(s) "
-                              "of the buffer are still alive; delete them first")
         try:
             self._release_mapping()
         except BufferError:
-            # Only this array (or untracked plain views of it) remains: put
-            # zero pages under it so that nothing can touch freed memory,
-            # and make the mmap object let go of the device file.
+            # Views are alive (this array, its slices, reshaped or plain
+            # numpy views): put private zero pages under the whole mapping,
+            # so that every view stays valid memory but none can reach the
+            # buffer once it is freed, and make the mmap object let go of
+            # the device file.  The pages go when the last view does.
             _replace_with_zero_pages(self._name, self._va, self._size)
             if self._mm_fd is None:
                 # Unknown descriptor: the buffer is deleted when the last
