@@ -10,6 +10,7 @@ import itertools
 import mmap
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -235,6 +236,28 @@ def _replace_with_zero_pages(name: str, addr: int, size: int) -> None:
         raise oserror(ctypes.get_errno() or errno.EIO, name, "replacing the mapping")
 
 
+# How long a user who is not root waits for udev to hand a new buffer's node
+# to its group (60-udmem.rules).
+UDEV_WAIT = 2.0
+
+
+def _open_new(name: str, cacheable: bool) -> Buffer:
+    """Open a buffer the manager has just made.
+
+    The kernel creates /dev/NAME root-only; udev gives it to the group a
+    moment later.  Meanwhile a user in the group gets EACCES: retry it for
+    up to UDEV_WAIT seconds.
+    """
+    deadline = time.monotonic() + UDEV_WAIT
+    while True:
+        try:
+            return Buffer(name, cacheable=cacheable)
+        except PermissionError:
+            if os.geteuid() == 0 or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
              dma_mask_bits: int = 0, mmap_mode: str | None = None,
              name: str | None = None) -> UdmemArray:
@@ -254,7 +277,7 @@ def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
         name = f"udmem-py-{os.getpid()}-{next(_names)}"
     Buffer.create(name, nbytes, dma_mask_bits=dma_mask_bits, mmap_mode=mmap_mode)
     try:
-        buf = Buffer(name, cacheable=cacheable)
+        buf = _open_new(name, cacheable)
     except BaseException:
         Buffer.delete(name)
         raise
