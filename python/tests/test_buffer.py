@@ -212,3 +212,35 @@ def test_uncached_open_round_trips(udmabuf):
         with open(f"/dev/{udmabuf}", "rb") as f:
             assert np.array_equal(np.frombuffer(f.read(4096), dtype="u4"), a)
         del a
+
+
+def test_device_tree_buffers_report_their_coherence(udmabuf):
+    """The DT targets' buses: udmem-t-fabric is dma-coherent, udmem-t-soc is not."""
+    if not exists("udmabuf-soc-high") or not exists("udmabuf-fabric-low"):
+        pytest.skip("no device-tree buffers here (not a device-tree target)")
+    with udmem.Buffer.open("udmabuf-fabric-low") as buf:
+        assert buf.coherent is True
+        assert buf.dma_mask_bits == 32
+    with udmem.Buffer.open("udmabuf-soc-high") as buf:
+        assert buf.coherent is (sysfs("udmabuf-soc-high", "dma_coherent") == 1)
+        a = buf.asarray("u4", 4096)
+        a[:] = np.arange(4096, dtype="u4") ^ 0xC0FFEE
+        a.flush()  # the device (here the file interface) must see the CPU's data
+        with open("/dev/udmabuf-soc-high", "rb") as f:
+            assert np.array_equal(np.frombuffer(f.read(16384), dtype="u4"), a)
+        os.pwrite(buf.fileno, np.full(1024, 0xAB, dtype="u4").tobytes(), 4096)
+        a[1024:2048].invalidate()
+        assert (a[1024:2048] == 0xAB).all() and a[0] == 0xC0FFEE
+        del a
+
+
+def test_noncoherent_buffer_on_arm_is_not_coherent(udmabuf):
+    """dma-noncoherent on the ARM targets' SoC bus: the buffer must say so."""
+    arch = os.uname().machine
+    if not arch.startswith(("aarch64", "arm")):
+        pytest.skip(f"dma-noncoherent is an ARM target's property here, not {arch}'s")
+    if not exists("udmabuf-soc-high"):
+        pytest.skip("no device-tree buffers here (not a device-tree target)")
+    assert sysfs("udmabuf-soc-high", "dma_coherent") == 0
+    with udmem.Buffer.open("udmabuf-soc-high") as buf:
+        assert buf.coherent is False

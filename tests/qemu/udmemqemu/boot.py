@@ -11,6 +11,7 @@ import time
 from .config import QEMU_DIR
 from .image import make_dtb, make_initramfs
 from .parse import parse_console, parse_result
+from .pyroot import build_wheel, ensure_root
 from .qemu import IVSHMEM_SIZE, qemu_cmd
 from .util import log, show
 
@@ -52,13 +53,18 @@ def stop_peers(peers, results):
 
 
 def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
+    if conf.mode == "host9p":
+        build_wheel(bdir)
+        if conf.host_root == "debian":
+            ensure_root(conf)
+    kernel = state["kernel_image"]
     initrd = make_initramfs(conf, state, bdir, suites)
     dtb = make_dtb(conf, bdir) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:
         f.truncate(IVSHMEM_SIZE)
     peers = start_peers(bdir, shm)
-    cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append, icount)
+    cmd = qemu_cmd(conf, kernel, initrd, dtb, shm, append, icount)
     with open(os.path.join(bdir, "qemu-cmd.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     console = []
