@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+from . import rootfs
 from .config import QEMU_DIR
 from .image import make_dtb, make_initramfs
 from .parse import parse_console, parse_result
@@ -58,7 +59,12 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
         if conf.host_root == "debian":
             ensure_root(conf)
     kernel = state["kernel_image"]
-    initrd = make_initramfs(conf, state, bdir, suites)
+    if conf.mode == "rootfs":
+        img = rootfs.prepare(conf, bdir, suites)
+        kernel, initrd = os.path.join(img, "vmlinuz"), os.path.join(img, "initrd.img")
+        append = f"{append} {rootfs.boot_args(bdir)}".strip()
+    else:
+        initrd = make_initramfs(conf, state, bdir, suites)
     dtb = make_dtb(conf, bdir) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:

@@ -113,7 +113,11 @@ class Target:
                       "warning-free; nothing boots).", True)
     mode: str = _key("`initramfs`: busybox guest with the udmem suites; `host9p`: the "
                      "guest's root is the host's file system over 9p and only suites "
-                     "holding a `host9p` file run.", "initramfs", ("initramfs", "host9p"))
+                     "holding a `host9p` file run; `rootfs`: a Debian root file system "
+                     "made by mmdebstrap from `suites` boots with its own kernel and "
+                     "systemd (tests/qemu/udmemqemu/rootfs.py), `make deb` runs first, "
+                     "and only suites holding a `rootfs` file run.", "initramfs",
+                     ("initramfs", "host9p", "rootfs"))
     host_root: str = _key(
         "For mode = host9p, the root the guest gets over 9p: `host`, the host's own / "
         "(amd64 only); `debian`, the target architecture's Debian python3, python3-numpy, "

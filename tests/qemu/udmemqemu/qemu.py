@@ -2,6 +2,7 @@
 """The QEMU command line of a target."""
 
 from .pyroot import virtfs_args
+from .rootfs import qemu_args as rootfs_qemu_args
 
 IVSHMEM_SIZE = 4 << 20
 
@@ -27,6 +28,8 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     cmd += ["-device", "pcie-root-port,id=udmem_rp0,chassis=1,slot=1"]
     if conf.mode == "host9p":
         cmd += virtfs_args(conf)
+    if conf.mode == "rootfs":
+        cmd += rootfs_qemu_args(conf)
     if shm:
         cmd += ["-object", f"memory-backend-file,id=shm0,size={IVSHMEM_SIZE},"
                 f"share=on,mem-path={shm}", "-device", "ivshmem-plain,memdev=shm0"]
