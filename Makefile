@@ -8,6 +8,7 @@
 #                                      sparse, W=1, ruff, mypy, shellcheck
 #   make modules KERNEL_SRC=...        the kernel modules (see kernel/Makefile)
 #   make all                           libudmem and the udmem tool for this machine
+#   make deb                           the Debian packages (and lintian's report) in build/deb/
 
 QEMU := tests/qemu/udmem-qemu
 
@@ -30,8 +31,20 @@ demo: setup
 check: setup
 	scripts/check.sh
 
+# A copy of the tree without build/, so that dpkg-buildpackage's outputs
+# land in build/deb/ and the work tree stays clean.
+DEB_VERSION := $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+deb:
+	rm -rf build/deb && mkdir -p build/deb/udmem-$(DEB_VERSION)
+	tar -c --exclude=./build --exclude=./.git --exclude='*.o' . | \
+		tar -x -C build/deb/udmem-$(DEB_VERSION)
+	# The system python3 (a python3 earlier on PATH lacks the Debian modules).
+	cd build/deb/udmem-$(DEB_VERSION) && PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		dpkg-buildpackage -us -uc -b
+	lintian --info --display-info --fail-on error,warning build/deb/*.changes
+
 clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KERNEL_SRC=/nonexistent 2>/dev/null || true
 
-.PHONY: all modules setup test demo check clean
+.PHONY: all modules setup test demo check deb clean

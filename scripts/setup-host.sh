@@ -12,7 +12,9 @@ libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 sparse python3 python3-numpy python3-pytest python3-venv python3-pip
 python3-build python3-setuptools python3-wheel mypy shellcheck
 clang libclang-rt-14-dev
-debian-archive-keyring ca-certificates mmdebstrap"
+debian-archive-keyring ca-certificates
+mmdebstrap debhelper dh-dkms dh-python pybuild-plugin-pyproject python3-all
+lintian fakeroot"
 
 missing=""
 for p in $PKGS; do

@@ -183,3 +183,39 @@ def test_list_reads_the_class_directory(fake_tree):
     fake_tree("u-dma-buf", "a0")
     assert udmem.Buffer.list() == ["a0", "b1"]
     assert udmem.Region.list() == []
+
+
+def test_allocate_waits_for_udev_to_grant_the_new_node(fake_tree, monkeypatch):
+    """A user in the udmem group gets EACCES until udev has chgrp'd the new
+    /dev node: allocate() retries that, and gives up after UDEV_WAIT."""
+    from udmem import buffer as bufmod
+
+    fake_tree("u-dma-buf", "fake-new")
+    monkeypatch.setattr(bufmod.Buffer, "create", staticmethod(lambda *a, **k: None))
+    deleted = []
+    monkeypatch.setattr(bufmod.Buffer, "delete", staticmethod(deleted.append))
+    monkeypatch.setattr(bufmod.os, "geteuid", lambda: 1000)
+    real_init = bufmod.Buffer.__init__
+    calls = []
+
+    def init(self, name, **kw):
+        calls.append(name)
+        if len(calls) < 3:
+            raise PermissionError(13, "Permission denied")
+        real_init(self, name, **kw)
+
+    monkeypatch.setattr(bufmod.Buffer, "__init__", init)
+    a = udmem.allocate(16, dtype="u1", name="fake-new")
+    assert len(calls) == 3 and a.size == 16
+    a.freebuffer()
+    del a
+    calls.clear()
+    deleted.clear()
+    monkeypatch.setattr(bufmod, "UDEV_WAIT", 0.05)
+    monkeypatch.setattr(bufmod.Buffer, "__init__",
+                        lambda self, name, **kw: (calls.append(name),
+                                                  (_ for _ in ()).throw(
+                                                      PermissionError(13, "denied"))))
+    with pytest.raises(PermissionError):
+        udmem.allocate(16, dtype="u1", name="fake-new")
+    assert len(calls) > 1 and deleted == ["fake-new"]

@@ -127,17 +127,49 @@ def test_allocate_round_trip_and_with_frees(udmabuf):
     assert not a.any()  # zero pages, never freed memory
 
 
-def test_freebuffer_with_other_view_alive_raises(udmabuf):
+def test_freebuffer_with_other_views_alive_detaches_them(udmabuf):
     a = udmem.allocate(1024, dtype="u1")
     name = a.buffer.name
     s = a[512:]
-    with pytest.raises(BufferError):
-        a.freebuffer()
-    assert exists(name)
-    del s
+    r = a.reshape(32, 32)
+    p = np.asarray(a)[:16]  # a plain ndarray view
+    a[:] = 0xA5
     a.freebuffer()
-    assert not exists(name)
+    assert not exists(name)  # freed now, not when the views die
+    for v in (a, s, r, p):
+        assert not v.any()  # zero pages, never freed memory
+    s[0] = 1  # writable private memory: reaches no device
+    assert r[16, 0] == 1
+    with pytest.raises(ValueError, match="closed"):
+        _ = s.physical_address
+    with pytest.raises(ValueError, match="closed"):
+        r.flush()
     a.freebuffer()  # twice is harmless
+    s.freebuffer()
+
+
+def test_pynq_style_script_frees_with_views_alive(udmabuf):
+    """What a PYNQ user writes: fill, flush, invalidate a slice, reshape, free."""
+    buf = udmem.allocate(shape=(4096,), dtype="u4")
+    name = buf.buffer.name
+    buf[:] = np.arange(4096, dtype="u4")
+    buf.flush()
+    with open(f"/dev/{name}", "rb") as f:
+        assert np.array_equal(np.frombuffer(f.read(16384), dtype="u4"), buf)
+    half = buf[2048:]
+    os.pwrite(buf.buffer.fileno, np.full(2048, 7, dtype="u4").tobytes(), 8192)
+    half.invalidate()
+    assert sysfs(name, "sync_offset") == 8192
+    assert sysfs(name, "sync_size") == 8192
+    assert (half == 7).all() and buf[2047] == 2047
+    image = buf.reshape(64, 64)
+    assert image[63, 63] == 7 and image.physical_address == buf.physical_address
+    buf.freebuffer()
+    assert not exists(name)
+    assert not half.any() and not image.any() and not buf.any()
+    image[0, 0] = 3
+    assert buf[0] == 3
+    del buf, half, image
 
 
 def test_allocate_options_reach_the_driver(udmabuf):
@@ -180,3 +212,35 @@ def test_uncached_open_round_trips(udmabuf):
         with open(f"/dev/{udmabuf}", "rb") as f:
             assert np.array_equal(np.frombuffer(f.read(4096), dtype="u4"), a)
         del a
+
+
+def test_device_tree_buffers_report_their_coherence(udmabuf):
+    """The DT targets' buses: udmem-t-fabric is dma-coherent, udmem-t-soc is not."""
+    if not exists("udmabuf-soc-high") or not exists("udmabuf-fabric-low"):
+        pytest.skip("no device-tree buffers here (not a device-tree target)")
+    with udmem.Buffer.open("udmabuf-fabric-low") as buf:
+        assert buf.coherent is True
+        assert buf.dma_mask_bits == 32
+    with udmem.Buffer.open("udmabuf-soc-high") as buf:
+        assert buf.coherent is (sysfs("udmabuf-soc-high", "dma_coherent") == 1)
+        a = buf.asarray("u4", 4096)
+        a[:] = np.arange(4096, dtype="u4") ^ 0xC0FFEE
+        a.flush()  # the device (here the file interface) must see the CPU's data
+        with open("/dev/udmabuf-soc-high", "rb") as f:
+            assert np.array_equal(np.frombuffer(f.read(16384), dtype="u4"), a)
+        os.pwrite(buf.fileno, np.full(1024, 0xAB, dtype="u4").tobytes(), 4096)
+        a[1024:2048].invalidate()
+        assert (a[1024:2048] == 0xAB).all() and a[0] == 0xC0FFEE
+        del a
+
+
+def test_noncoherent_buffer_on_arm_is_not_coherent(udmabuf):
+    """dma-noncoherent on the ARM targets' SoC bus: the buffer must say so."""
+    arch = os.uname().machine
+    if not arch.startswith(("aarch64", "arm")):
+        pytest.skip(f"dma-noncoherent is an ARM target's property here, not {arch}'s")
+    if not exists("udmabuf-soc-high"):
+        pytest.skip("no device-tree buffers here (not a device-tree target)")
+    assert sysfs("udmabuf-soc-high", "dma_coherent") == 0
+    with udmem.Buffer.open("udmabuf-soc-high") as buf:
+        assert buf.coherent is False

@@ -118,8 +118,10 @@ class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
     def freebuffer(self) -> None:
         """Free the buffer that :func:`udmem.allocate` made for this array.
 
-        Raises ``BufferError`` while other views of the buffer are alive.
-        Afterwards this array reads zeros; its address properties raise.
+        The buffer is deleted right away, even while slices or other views
+        of it are alive (as PYNQ programs do): every view of the buffer then
+        reads zeros from private memory, never freed memory, and its address
+        and sync methods raise ``ValueError``.
         """
         owner = self._udmem
         if owner is None:

@@ -10,6 +10,7 @@ import itertools
 import mmap
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -197,16 +198,14 @@ class Buffer(Device):
             super()._free_allocated(arr)
         if self._closed:
             return
-        others = [v for v in self._live_views() if v is not arr]
-        if others:
-            raise BufferError(f"{self._name}: cannot free, {len(others)} other view(s) "
-                              "of the buffer are still alive; delete them first")
         try:
             self._release_mapping()
         except BufferError:
-            # Only this array (or untracked plain views of it) remains: put
-            # zero pages under it so that nothing can touch freed memory,
-            # and make the mmap object let go of the device file.
+            # Views are alive (this array, its slices, reshaped or plain
+            # numpy views): put private zero pages under the whole mapping,
+            # so that every view stays valid memory but none can reach the
+            # buffer once it is freed, and make the mmap object let go of
+            # the device file.  The pages go when the last view does.
             _replace_with_zero_pages(self._name, self._va, self._size)
             if self._mm_fd is None:
                 # Unknown descriptor: the buffer is deleted when the last
@@ -237,6 +236,28 @@ def _replace_with_zero_pages(name: str, addr: int, size: int) -> None:
         raise oserror(ctypes.get_errno() or errno.EIO, name, "replacing the mapping")
 
 
+# How long a user who is not root waits for udev to hand a new buffer's node
+# to its group (60-udmem.rules).
+UDEV_WAIT = 2.0
+
+
+def _open_new(name: str, cacheable: bool) -> Buffer:
+    """Open a buffer the manager has just made.
+
+    The kernel creates /dev/NAME root-only; udev gives it to the group a
+    moment later.  Meanwhile a user in the group gets EACCES: retry it for
+    up to UDEV_WAIT seconds.
+    """
+    deadline = time.monotonic() + UDEV_WAIT
+    while True:
+        try:
+            return Buffer(name, cacheable=cacheable)
+        except PermissionError:
+            if os.geteuid() == 0 or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
              dma_mask_bits: int = 0, mmap_mode: str | None = None,
              name: str | None = None) -> UdmemArray:
@@ -256,7 +277,7 @@ def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
         name = f"udmem-py-{os.getpid()}-{next(_names)}"
     Buffer.create(name, nbytes, dma_mask_bits=dma_mask_bits, mmap_mode=mmap_mode)
     try:
-        buf = Buffer(name, cacheable=cacheable)
+        buf = _open_new(name, cacheable)
     except BaseException:
         Buffer.delete(name)
         raise

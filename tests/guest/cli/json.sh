@@ -29,3 +29,46 @@ if [ -e /dev/u-dma-buf-mgr ]; then
 		tap_fail json-escaped-create "udmem create: $(head -n 1 "$CT/err")"
 	fi
 fi
+
+# `udmem list --json` parsed as a script would (json.awk, a strict parser):
+# one object per device of sysfs, in sysfs order, each with every documented
+# key, and the values sysfs has.
+ct_tab=$(printf '\t')
+ct_keys="name kind device size phys_addr dma_addr coherent dma_mask_bits mmap_mode sync_mode sync_owner"
+ct_run json-list-parse-exit-0 0 udmem list --json
+if awk -f ./json.awk "$CT/out" > "$CT/parsed" 2> "$CT/err"; then
+	tap_ok json-list-parses
+else
+	tap_fail json-list-parses "$(head -n 1 "$CT/err")"
+fi
+ct_want=""
+for d in /sys/class/u-dma-buf/* /sys/class/uiomem/*; do
+	[ -e "$d" ] && ct_want="$ct_want ${d##*/}"
+done
+ct_got=$(sed -n "s/^\[[0-9]*\]\.name$ct_tab\"/ /p" "$CT/parsed" | tr -d '\n')
+tap_eq json-list-names-are-sysfs "$ct_want" "$ct_got"
+ct_i=0
+ct_missing=""
+for _ in $ct_want; do
+	for k in $ct_keys; do
+		grep -q "^\[$ct_i\]\.$k$ct_tab" "$CT/parsed" || ct_missing="$ct_missing [$ct_i].$k"
+	done
+	ct_i=$((ct_i + 1))
+done
+tap_eq json-list-every-key "" "$ct_missing"
+ct_extra=$(sed -n "s/^\[[0-9]*\]\.\([a-z_]*\)$ct_tab.*/\1/p" "$CT/parsed" | sort -u |
+	grep -v -x -E "$(echo "$ct_keys" | tr ' ' '|')" | tr '\n' ' ')
+tap_eq json-list-only-documented-keys "" "$ct_extra"
+if [ -e /dev/udmabuf0 ]; then
+	ct_i=$(sed -n "s/^\[\([0-9]*\)\]\.name$ct_tab\"udmabuf0\$/\1/p" "$CT/parsed")
+	ct_val() { sed -n "s/^\[$ct_i\]\.$1$ct_tab//p" "$CT/parsed"; }
+	tap_eq json-list-size-is-sysfs "$(cat /sys/class/u-dma-buf/udmabuf0/size)" "$(ct_val size)"
+	tap_eq json-list-phys-is-sysfs \
+		"$(printf '"0x%x' "$(cat /sys/class/u-dma-buf/udmabuf0/phys_addr)")" "$(ct_val phys_addr)"
+	tap_eq json-list-kind '"buffer' "$(ct_val kind)"
+	tap_eq json-list-device '"/dev/udmabuf0' "$(ct_val device)"
+	case $(ct_val coherent) in
+	true | false) tap_ok json-list-coherent-boolean ;;
+	*) tap_fail json-list-coherent-boolean "coherent is '$(ct_val coherent)'" ;;
+	esac
+fi

@@ -1,16 +1,70 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-# python: the udmem Python package's pytest suite, run with the host's own
-# Debian python3 (root over 9p) against the modules built for this target.
+# python: the udmem Python package's pytest suite, run with Debian's python3
+# from the root over 9p (the host's own, or the target architecture's Debian
+# packages with the repository shared as /udmem-top) against the modules
+# built for this target.
 top=$(cat /udmem/host-top)
+
+# py_chroot CMD...: CMD in the root over 9p, with a clean environment.
+py_chroot() {
+	chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/run/udmem-tmp TMPDIR=/run/udmem-tmp PYTHONDONTWRITEBYTECODE=1 "$@"
+}
+
+# The package as a user installs it on the board: pip installs the wheel
+# (pure Python, built on the host into build/<target>/dist by the harness;
+# tests/unit/python-dist builds and checks both distributions) into a fresh
+# venv (numpy from the system: no index is reached), and the ten-line example
+# runs with that venv's python against the real drivers.
+py_dist() {
+	d=/run/udmem-tmp/dist
+	rm -rf $d && mkdir -p $d
+	set -- "/host$top/build/$UDMEM_TARGET/dist/"udmem-*-py3-none-any.whl
+	if [ ! -f "$1" ]; then
+		tap_fail dist-wheel-present "no wheel in $top/build/$UDMEM_TARGET/dist"
+		return
+	fi
+	whl=${1#/host}
+	if py_chroot sh -c "python3 -m venv --without-pip --system-site-packages $d/venv &&
+		python3 -m pip --python $d/venv/bin/python install -q --no-index --no-deps $whl" \
+		> $d/pip.log 2>&1; then
+		tap_ok dist-wheel-installs-in-fresh-venv
+	else
+		tap_fail dist-wheel-installs-in-fresh-venv "$(tail -n 3 $d/pip.log | tr '\n' ' ')"
+		return
+	fi
+	where=$(py_chroot sh -c "cd / && $d/venv/bin/python -c 'import udmem; print(udmem.__file__)'" 2>&1)
+	case $where in
+	$d/venv/*) tap_ok dist-imports-from-venv ;;
+	*) tap_fail dist-imports-from-venv "udmem came from: $where" ;;
+	esac
+	loaded=""
+	for m in u-dma-buf u-dma-buf-mgr; do
+		[ -d "/sys/module/$(echo $m | tr - _)" ] && continue
+		udmem_insmod $m && loaded="$m $loaded"
+	done
+	out=$(py_chroot sh -c "cd / && $d/venv/bin/python $top/python/examples/ten_lines.py" 2>&1)
+	# shellcheck disable=SC2086 # the two words the example prints
+	set -- $out
+	if [ "${1#0x}" != "$1" ] && [ "$2" = 2048 ]; then
+		tap_ok dist-example-ten-lines
+	else
+		tap_fail dist-example-ten-lines "printed: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+	for m in $loaded; do
+		udmem_rmmod "$m" || tap_fail "dist-rmmod-$m" "rmmod $m failed"
+	done
+}
 if [ ! -x /host/usr/bin/python3 ]; then
-	tap_fail pytest "no host root at /host (this suite needs a host9p target)"
+	tap_fail pytest "no root with python3 at /host (this suite needs a host9p target)"
+elif [ ! -d "/host$top/python" ] &&
+	! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro udmemtop "/host$top"; then
+	tap_fail pytest "cannot mount the repository (9p tag udmemtop) at /host$top"
 else
 	# The guest's /run is a tmpfs; the host's /tmp stays as it is (the
 	# repository may live there), read-only.
 	mkdir -p /run/udmem-tmp
-	chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/run/udmem-tmp TMPDIR=/run/udmem-tmp \
-		PYTHONDONTWRITEBYTECODE=1 UDMEM_SUITE=python \
+	py_chroot UDMEM_SUITE=python \
 		PYTHONPATH="$top/python/src:$top/tests/qemu" \
 		UDMEM_MODULES="$top/build/$UDMEM_TARGET/modules" \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider -p udmem_pytest_tap \
@@ -18,4 +72,5 @@ else
 	# Result lines go to the harness; without any, show why.
 	grep -E '^(ok|not ok) - ' /run/udmem-tmp/pytest.log ||
 		tail -n 20 /run/udmem-tmp/pytest.log | sed 's/^/# pytest: /'
+	py_dist
 fi

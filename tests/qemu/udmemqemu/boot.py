@@ -8,9 +8,11 @@ import subprocess
 import sys
 import time
 
+from . import rootfs
 from .config import QEMU_DIR
 from .image import make_dtb, make_initramfs
 from .parse import parse_console, parse_result
+from .pyroot import build_wheel, ensure_root
 from .qemu import IVSHMEM_SIZE, qemu_cmd
 from .util import log, show
 
@@ -52,13 +54,23 @@ def stop_peers(peers, results):
 
 
 def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
-    initrd = make_initramfs(conf, state, bdir, suites)
+    if conf.mode == "host9p":
+        build_wheel(bdir)
+        if conf.host_root == "debian":
+            ensure_root(conf)
+    kernel = state["kernel_image"]
+    if conf.mode == "rootfs":
+        img = rootfs.prepare(conf, bdir, suites)
+        kernel, initrd = os.path.join(img, "vmlinuz"), os.path.join(img, "initrd.img")
+        append = f"{append} {rootfs.boot_args(bdir)}".strip()
+    else:
+        initrd = make_initramfs(conf, state, bdir, suites)
     dtb = make_dtb(conf, state, bdir) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:
         f.truncate(IVSHMEM_SIZE)
     peers = start_peers(bdir, shm) if conf.pci else []
-    cmd = qemu_cmd(conf, state["kernel_image"], initrd, dtb, shm, append, icount)
+    cmd = qemu_cmd(conf, kernel, initrd, dtb, shm, append, icount)
     with open(os.path.join(bdir, "qemu-cmd.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     console = []

@@ -140,7 +140,18 @@ class Target:
                       "warning-free; nothing boots).", True)
     mode: str = _key("`initramfs`: busybox guest with the udmem suites; `host9p`: the "
                      "guest's root is the host's file system over 9p and only suites "
-                     "holding a `host9p` file run.", "initramfs", ("initramfs", "host9p"))
+                     "holding a `host9p` file run; `rootfs`: a Debian root file system "
+                     "made by mmdebstrap from `suites` boots with its own kernel and "
+                     "systemd (tests/qemu/udmemqemu/rootfs.py), `make deb` runs first, "
+                     "and only suites holding a `rootfs` file run.", "initramfs",
+                     ("initramfs", "host9p", "rootfs"))
+    host_root: str = _key(
+        "For mode = host9p, the root the guest gets over 9p: `host`, the host's own / "
+        "(amd64 only); `debian`, the target architecture's Debian python3, python3-numpy, "
+        "python3-pytest, kmod, coreutils, dash, python3-venv and -pip with their "
+        "dependencies, unpacked by `mmdebstrap --variant=extract` from the first of "
+        "`suites` (tests/qemu/udmemqemu/pyroot.py, cached in $UDMEM_CACHE/pyroot), with "
+        "the repository shared as /udmem-top.", "host", ("host", "debian"))
     host_modules: tuple[str, ...] = _key(
         "Distribution modules (words) loaded in this order before mounting the host "
         "over 9p; required when mode = host9p.", ())
@@ -189,6 +200,9 @@ class Target:
             raise TargetError(f"board = {self.board} needs dt = yes and board_dtb")
         if self.mode == "host9p" and not self.host_modules:
             raise TargetError("mode = host9p needs host_modules")
+        if self.mode == "host9p" and self.host_root == "host" and self.deb_arch != "amd64":
+            raise TargetError("host_root = host runs the host's amd64 programs: a "
+                              f"{self.deb_arch} guest needs host_root = debian")
         if self.debug_kernel:
             if self.debug_kernel not in DEBUG_ARCHES:
                 raise TargetError(f"debug_kernel = {self.debug_kernel}: must be one of "

@@ -10,6 +10,7 @@ import subprocess
 from . import boards
 from .config import QEMU_DIR, TOP
 from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
+from .pyroot import guest_top
 from .qemu import qemu_cmd
 from .util import run
 
@@ -86,7 +87,7 @@ def make_initramfs(conf, state, bdir, suites):
         with open(os.path.join(kmods, "order"), "w") as f:
             f.write("\n".join(order) + "\n")
         with open(os.path.join(stage, "udmem", "host-top"), "w") as f:
-            f.write(TOP + "\n")
+            f.write(guest_top(conf) + "\n")
     out = os.path.join(bdir, "initramfs.cpio.gz")
     run(f"cd {stage} && find . | cpio -o -H newc --quiet | gzip -1 > {out}")
     return out

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """The QEMU command line of a target."""
 
+from .pyroot import virtfs_args
+from .rootfs import qemu_args as rootfs_qemu_args
+
 IVSHMEM_SIZE = 4 << 20
 
 
@@ -29,8 +32,9 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     # exists for u-dma-buf's bind=pci_express/<device>.
     cmd += ["-device", "pcie-root-port,id=udmem_rp0,chassis=1,slot=1"]
     if conf.mode == "host9p":
-        cmd += ["-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
-                "readonly=on,id=hostroot"]
+        cmd += virtfs_args(conf)
+    if conf.mode == "rootfs":
+        cmd += rootfs_qemu_args(conf)
     if shm:
         cmd += ["-object", f"memory-backend-file,id=shm0,size={IVSHMEM_SIZE},"
                 f"share=on,mem-path={shm}", "-device", "ivshmem-plain,memdev=shm0"]

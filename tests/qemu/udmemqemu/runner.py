@@ -19,12 +19,13 @@ from .util import QUIET, log, show
 
 
 def list_suites(conf):
-    """Suites for a target: host9p targets run the suites marked host9p only."""
+    """Suites for a target: host9p and rootfs targets run the suites marked with
+    a file of their mode's name only."""
     suites = []
-    want_host9p = conf.mode == "host9p"
     for d in sorted(glob.glob(os.path.join(TOP, "tests", "guest", "*", "suite.sh"))):
         d = os.path.dirname(d)
-        if os.path.exists(os.path.join(d, "host9p")) == want_host9p:
+        if all(os.path.exists(os.path.join(d, m)) == (conf.mode == m)
+               for m in ("host9p", "rootfs")):
             suites.append(os.path.basename(d))
     # The demo is run by `make demo`, not by the test suite.
     return [s for s in suites if s != "demo"]
