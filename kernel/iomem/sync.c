@@ -8,8 +8,8 @@
  * maintenance, but a sync still checks its range and hands the region over
  * (sync_owner), as the original driver does.
  */
-#include <linux/align.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 
 #include "common/udmem_range.h"
 #include "uiomem.h"
