@@ -122,10 +122,10 @@ def depends_of(env, pkg, version):
     return []
 
 
-def resolve_kernel(env, flavour, deb_arch, suites):
+def resolve_kernel(env, flavour, deb_arch, suites, series=""):
     """Return (abi, version, kbuild package name) of the newest
-    linux-image-FLAVOUR:DEB_ARCH in SUITES."""
-    meta = f"linux-image-{flavour}:{deb_arch}"
+    linux-image-FLAVOUR:DEB_ARCH (linux-image-SERIES-FLAVOUR) in SUITES."""
+    meta = f"linux-image-{series + '-' if series else ''}{flavour}:{deb_arch}"
     ver = newest_version(env, meta, suites)
     for dep in depends_of(env, meta, ver):
         m = re.match(r"linux-image-(\S+?)-" + re.escape(flavour) +

@@ -41,6 +41,8 @@ CASES = [
     ("zero-memory", "memory = 0\n", "memory must be positive"),
     ("host9p-without-modules", "mode = host9p\n", "mode = host9p needs host_modules"),
     ("unknown-suite", "kbuild_suite = hamm\n", "suite hamm: not one of"),
+    ("programs-no-boot", "programs = no\n", "programs = no needs boot = no"),
+    ("modules-only", "boot = no\nprograms = no\nseries = 6.1\n", None),
     ("debug-kernel", "debug_kernel = arm64\n", None),
     ("debug-kernel-unknown", "debug_kernel = riscv64\n",
      "debug_kernel = riscv64: must be one of x86_64, arm64"),
