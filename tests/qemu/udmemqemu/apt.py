@@ -16,6 +16,11 @@ KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 APT_SOURCES = "".join(
     f"deb [{'arch=' + ','.join(archs) + ' ' if archs else ''}signed-by={KEYRING}] "
     f"{url} {suite} main\n" for suite, (url, archs) in ARCHIVE.items())
+# apt-cache with its binary caches on (a Docker host's apt.conf.d turns them
+# off, and command-line options win over it): without them every call parses
+# every list again, 7 s of CPU; with them 0.1 s once the cache is built.
+APT_CACHE = ["apt-cache", "-o", "Dir::Cache::pkgcache=pkgcache.bin",
+             "-o", "Dir::Cache::srcpkgcache=srcpkgcache.bin"]
 # Process-wide: the package lists were refreshed (or tried) by this run.
 APT_TRIED = threading.Event()
 
@@ -98,7 +103,7 @@ def version_gt(a, b):
 
 def newest_version(env, pkg, suites):
     """Newest version of pkg (with :arch) published in one of suites."""
-    out = run(["apt-cache", "madison", pkg], env=env, capture_output=True,
+    out = run(APT_CACHE + ["madison", pkg], env=env, capture_output=True,
               text=True).stdout
     best = None
     for line in out.splitlines():
@@ -114,7 +119,7 @@ def newest_version(env, pkg, suites):
 
 
 def depends_of(env, pkg, version):
-    out = run(["apt-cache", "show", f"{pkg}={version}"], env=env,
+    out = run(APT_CACHE + ["show", f"{pkg}={version}"], env=env,
               capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.startswith("Depends:"):
