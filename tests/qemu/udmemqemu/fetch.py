@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 
-from .apt import apt_env, download, newest_version, resolve_kernel
+from .apt import apt_env, depends_of, download, newest_version, resolve_kernel
 from .config import CACHE, QEMU_DIR, Target
 from .util import log, run
 
@@ -70,8 +70,13 @@ def _fetch(conf, kdir):
     arch, flav = conf.deb_arch, conf.flavour
     # A build-only target needs the headers only: no image, no busybox.
     specs = [f"linux-image-{abi}-{flav}:{arch}={kver}"] if conf.boot else []
-    specs += [f"linux-headers-{abi}-{flav}:{arch}={kver}",
-              f"linux-headers-{abi}-common={kver}"]
+    # The rt flavours' headers use linux-headers-<abi>-common-rt.
+    common_pkg = f"linux-headers-{abi}-common"
+    for dep in depends_of(env, f"linux-headers-{abi}-{flav}:{arch}", kver):
+        m = re.match(r"(linux-headers-\S+-common(?:-\S+)?)\s*\(", dep)
+        if m:
+            common_pkg = m.group(1)
+    specs += [f"linux-headers-{abi}-{flav}:{arch}={kver}", f"{common_pkg}={kver}"]
     kb_suites = conf.kbuild_suite
     if kb_suites:
         # The target's own kbuild cannot run here; take the same series from
@@ -115,7 +120,7 @@ def _fetch(conf, kdir):
         else:
             run(["dpkg-deb", "-x", deb, root])
     hdr = os.path.join(root, "usr/src", f"linux-headers-{abi}-{flav}")
-    common = os.path.join(root, "usr/src", f"linux-headers-{abi}-common")
+    common = os.path.join(root, "usr/src", common_pkg)
     kb_dir = os.path.join(root, "usr/lib", kbuild)
     # The arch headers include the common Makefile by absolute path.
     mk = os.path.join(hdr, "Makefile")
