@@ -153,6 +153,11 @@ def resolve_kernel(env, flavour, deb_arch, suites, series=""):
     return abi, kver, kbuild
 
 
+class ArchiveMissing(RuntimeError):
+    """The archive's index lists a package whose file its pool does not serve
+    (404): not ours to fix, like an index that fails verification."""
+
+
 def download(env, specs):
     """apt-get download pkg=version into the shared deb cache; return paths."""
     debs = os.path.join(CACHE, "debs")
@@ -170,8 +175,16 @@ def download(env, specs):
             missing.append((spec, pattern))
     if missing:
         log("udmem-qemu: downloading " + " ".join(s for s, _ in missing))
-        run(["apt-get", "-q", "download"] + [s for s, _ in missing], env=env,
-            cwd=debs, stdout=subprocess.DEVNULL)
+        r = run(["apt-get", "-q", "download"] + [s for s, _ in missing], env=env,
+                cwd=debs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                check=False)
+        if r.returncode != 0:
+            log(r.stderr.strip())
+            gone = [line for line in r.stderr.splitlines()
+                    if line.startswith("E: Failed to fetch") and " 404 " in line]
+            if gone:
+                raise ArchiveMissing(gone[0])
+            raise RuntimeError("apt-get download failed: " + r.stderr.strip()[-300:])
         for spec, pattern in missing:
             found = glob.glob(pattern)
             if not found:
