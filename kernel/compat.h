@@ -66,11 +66,30 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #define udmem_class_create(name)	class_create(name)
 #endif
 
-/* 6.11: platform_driver.remove returns void (6.1 has remove_new for that). */
+/*
+ * 6.11: platform_driver.remove returns void (6.1 has remove_new for that).
+ * 5.10 has only the int-returning remove: after the void remove function
+ * fn, UDMEM_DEFINE_PLATFORM_REMOVE(fn) defines an int one that calls it,
+ * and UDMEM_PLATFORM_REMOVE_FN(fn) names the one the kernel takes.
+ */
+#if UDMEM_KERNEL_BEFORE(6, 1, 0)
+#define UDMEM_PLATFORM_REMOVE	remove
+#define UDMEM_PLATFORM_REMOVE_FN(fn)	fn##_int
+#define UDMEM_DEFINE_PLATFORM_REMOVE(fn)				\
+	static int fn##_int(struct platform_device *pdev)		\
+	{								\
+		fn(pdev);						\
+		return 0;						\
+	}								\
+	static int fn##_int(struct platform_device *pdev)
+#else
 #if UDMEM_KERNEL_BEFORE(6, 11, 0)
 #define UDMEM_PLATFORM_REMOVE	remove_new
 #else
 #define UDMEM_PLATFORM_REMOVE	remove
+#endif
+#define UDMEM_PLATFORM_REMOVE_FN(fn)	fn
+#define UDMEM_DEFINE_PLATFORM_REMOVE(fn)	static void fn(struct platform_device *pdev)
 #endif
 
 /* 6.13: MODULE_IMPORT_NS() takes a string. */
@@ -78,6 +97,47 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
 #else
 #define UDMEM_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
+#endif
+
+/*
+ * dma_buf_ops.vmap: 5.18 fills a struct iosys_map, 5.11-5.17 the same
+ * struct under the name dma_buf_map, 5.10 returns the address.  The driver
+ * writes the iosys_map form; after it, UDMEM_DEFINE_DMA_BUF_VMAP(fn) defines
+ * the 5.10 form and UDMEM_DMA_BUF_VMAP_FN(fn) names the one
+ * the kernel takes.
+ */
+#if UDMEM_KERNEL_BEFORE(5, 11, 0)
+struct dma_buf;
+
+struct iosys_map {
+	void *vaddr;
+};
+
+static inline void iosys_map_set_vaddr(struct iosys_map *map, void *vaddr)
+{
+	map->vaddr = vaddr;
+}
+
+#define UDMEM_DMA_BUF_VMAP_FN(fn)	fn##_addr
+#define UDMEM_DEFINE_DMA_BUF_VMAP(fn)					\
+	static void *fn##_addr(struct dma_buf *dmabuf)			\
+	{								\
+		struct iosys_map map = { };				\
+									\
+		return fn(dmabuf, &map) ? NULL : map.vaddr;		\
+	}								\
+	static void *fn##_addr(struct dma_buf *dmabuf)
+#else
+#if UDMEM_KERNEL_BEFORE(5, 18, 0)
+#include <linux/dma-buf-map.h>
+#define iosys_map			dma_buf_map
+#define iosys_map_set_vaddr		dma_buf_map_set_vaddr
+#else
+#include <linux/iosys-map.h>
+#endif
+#define UDMEM_DMA_BUF_VMAP_FN(fn)	fn
+#define UDMEM_DEFINE_DMA_BUF_VMAP(fn)					\
+	static int fn(struct dma_buf *dmabuf, struct iosys_map *map)
 #endif
 
 /*

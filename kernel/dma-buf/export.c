@@ -11,7 +11,6 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
-#include <linux/iosys-map.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -206,6 +205,8 @@ static int udmabuf_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	return 0;
 }
 
+UDMEM_DEFINE_DMA_BUF_VMAP(udmabuf_export_vmap);
+
 static const struct dma_buf_ops udmabuf_export_ops = {
 	.map_dma_buf = udmabuf_export_map,
 	.unmap_dma_buf = udmabuf_export_unmap,
@@ -213,7 +214,7 @@ static const struct dma_buf_ops udmabuf_export_ops = {
 	.begin_cpu_access = udmabuf_export_begin_cpu,
 	.end_cpu_access = udmabuf_export_end_cpu,
 	.mmap = udmabuf_export_mmap,
-	.vmap = udmabuf_export_vmap,
+	.vmap = UDMEM_DMA_BUF_VMAP_FN(udmabuf_export_vmap),
 };
 
 /**

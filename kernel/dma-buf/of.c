@@ -293,6 +293,8 @@ static void udmabuf_platform_remove(struct platform_device *pdev)
 		udmabuf_remove(buf);
 }
 
+UDMEM_DEFINE_PLATFORM_REMOVE(udmabuf_platform_remove);
+
 static const struct of_device_id udmabuf_of_match[] = {
 	{ .compatible = "ikwzm,u-dma-buf" },
 	{ }
@@ -301,7 +303,7 @@ MODULE_DEVICE_TABLE(of, udmabuf_of_match);
 
 struct platform_driver udmabuf_platform_driver = {
 	.probe = udmabuf_platform_probe,
-	.UDMEM_PLATFORM_REMOVE = udmabuf_platform_remove,
+	.UDMEM_PLATFORM_REMOVE = UDMEM_PLATFORM_REMOVE_FN(udmabuf_platform_remove),
 	.driver = {
 		.name = UDMABUF_DRIVER_NAME,
 		.of_match_table = udmabuf_of_match,

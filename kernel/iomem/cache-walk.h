@@ -8,7 +8,7 @@
 #ifndef UIOMEM_CACHE_WALK_H
 #define UIOMEM_CACHE_WALK_H
 
-#include <linux/align.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 
 typedef void (*uiomem_line_op_t)(unsigned long addr);

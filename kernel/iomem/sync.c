@@ -8,8 +8,9 @@
  * maintenance, but a sync still checks its range and hands the region over
  * (sync_owner), as the original driver does.
  */
-#include <linux/align.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
 
 #include "common/udmem_range.h"
 #include "uiomem.h"
@@ -43,7 +44,8 @@ static void uiomem_cache_maintain(struct uiomem *um, u64 offset, u64 size,
 	else
 		barriers = uiomem_cache_ops.flush(um->vaddr + offset, start, size, line);
 
-	atomic64_add((ALIGN(end, line) - ALIGN_DOWN(start, line)) / line,
+	/* phys_addr_t is 64-bit on 32-bit LPAE: no plain 64-bit division there. */
+	atomic64_add(div_u64(ALIGN(end, line) - ALIGN_DOWN(start, line), line),
 		     &um->sync_lines);
 	atomic64_add(barriers, &um->sync_barriers);
 }

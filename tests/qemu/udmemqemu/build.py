@@ -76,6 +76,8 @@ def build(conf, state, results):
     if os.path.exists(bins):
         shutil.rmtree(bins)
     os.makedirs(bins)
+    if not conf.programs:
+        return bdir
     cc = target_cc(conf)
     lib_src = sorted(glob.glob(os.path.join(TOP, "lib", "*.c")))
     cflags = ["-static", "-O2", "-g0", "-Wall", "-D_GNU_SOURCE",

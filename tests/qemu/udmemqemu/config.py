@@ -87,6 +87,9 @@ class Target:
         "Debian suites (words) searched for the newest linux-image-<flavour>; "
         "each must be in ARCHIVE above.")
     flavour: str = _key("Debian kernel flavour: linux-image-<abi>-<flavour>.")
+    series: str = _key("Kernel series of a versioned metapackage: the newest "
+                       "linux-image-<series>-<flavour> instead of linux-image-<flavour> "
+                       "(bullseye-security's 6.1 backport, `6.1`).", "")
     busybox_suite: str = _key("Debian suite whose busybox-static is the guest's user space.")
     kbuild_suite: tuple[str, ...] = _key(
         "Suites (words) to take linux-kbuild from instead of the kernel's own, when "
@@ -137,7 +140,11 @@ class Target:
                           "xilinx/zynqmp-zcu102-rev1.0.dtb); required with `board`.", "")
     # ---- what runs
     boot: bool = _key("`no`: build-only target (the modules and programs must build "
-                      "warning-free; nothing boots).", True)
+                      "warning-free; nothing boots, and neither the kernel image nor "
+                      "busybox is downloaded).", True)
+    programs: bool = _key("`no`: build only the modules, not the guest programs (which "
+                          "do not depend on the kernel): a build-only target that checks "
+                          "one more headers package.", True)
     mode: str = _key("`initramfs`: busybox guest with the udmem suites; `host9p`: the "
                      "guest's root is the host's file system over 9p and only suites "
                      "holding a `host9p` file run; `rootfs`: a Debian root file system "
@@ -198,6 +205,8 @@ class Target:
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
         if self.board and (not self.dt or not self.board_dtb):
             raise TargetError(f"board = {self.board} needs dt = yes and board_dtb")
+        if not self.programs and self.boot:
+            raise TargetError("programs = no needs boot = no (the guest runs the programs)")
         if self.mode == "host9p" and not self.host_modules:
             raise TargetError("mode = host9p needs host_modules")
         if self.mode == "host9p" and self.host_root == "host" and self.deb_arch != "amd64":
@@ -220,7 +229,8 @@ class Target:
 
 KEYS = {f.name: f for f in dataclasses.fields(Target) if f.name not in ("name", "kernel_key")}
 # Keys that choose which kernel packages are fetched and how they are unpacked.
-KERNEL_KEYS = ("deb_arch", "suites", "flavour", "busybox_suite", "kbuild_suite", "modpost")
+KERNEL_KEYS = ("deb_arch", "suites", "flavour", "series", "busybox_suite", "kbuild_suite",
+               "modpost", "boot")
 
 
 def _convert(field: dataclasses.Field[Any], value: str) -> Any:

@@ -69,17 +69,25 @@ def _fetch(conf, kdir):
         with open(stamp) as f:
             return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
     env = apt_env()
-    abi, kver, kbuild = resolve_kernel(env, conf.flavour, conf.deb_arch, conf.suites)
+    abi, kver, kbuild = resolve_kernel(env, conf.flavour, conf.deb_arch, conf.suites,
+                                       conf.series)
     arch, flav = conf.deb_arch, conf.flavour
-    specs = [f"linux-image-{abi}-{flav}:{arch}={kver}",
-             f"linux-headers-{abi}-{flav}:{arch}={kver}",
-             f"linux-headers-{abi}-common={kver}"]
+    # A build-only target needs the headers only: no image, no busybox.
+    specs = [f"linux-image-{abi}-{flav}:{arch}={kver}"] if conf.boot else []
     # sid (7.x) splits the image: linux-image-<abi> only depends on the
     # kernel (linux-binary-<abi>) and its modules (linux-modules-<abi>).
-    specs += [f"{dep.split()[0]}:{arch}={kver}"
-              for dep in depends_of(env, f"linux-image-{abi}-{flav}:{arch}", kver)
-              if re.fullmatch(r"linux-(binary|modules)-" + re.escape(f"{abi}-{flav}"),
-                              dep.split()[0])]
+    if conf.boot:
+        specs += [f"{dep.split()[0]}:{arch}={kver}"
+                  for dep in depends_of(env, f"linux-image-{abi}-{flav}:{arch}", kver)
+                  if re.fullmatch(r"linux-(binary|modules)-" + re.escape(f"{abi}-{flav}"),
+                                  dep.split()[0])]
+    # The rt flavours' headers use linux-headers-<abi>-common-rt.
+    common_pkg = f"linux-headers-{abi}-common"
+    for dep in depends_of(env, f"linux-headers-{abi}-{flav}:{arch}", kver):
+        m = re.match(r"(linux-headers-\S+-common(?:-\S+)?)\s*\(", dep)
+        if m:
+            common_pkg = m.group(1)
+    specs += [f"linux-headers-{abi}-{flav}:{arch}={kver}", f"{common_pkg}={kver}"]
     kb_suites = conf.kbuild_suite
     if kb_suites:
         # The target's own kbuild cannot run here; take the same series from
@@ -90,13 +98,18 @@ def _fetch(conf, kdir):
             raise RuntimeError(f"{' '.join(kb_suites)} has {kbuild}, not the {abi} series")
         kbuild_ver = newest_version(env, kbuild + ":amd64", kb_suites)
     else:
-        kbuild_ver = newest_version(env, kbuild + ":amd64",
-                                    list(conf.suites) + ["bookworm-backports",
-                                                              "bookworm-security",
-                                                              "bookworm"])
+        try:
+            # The target's own suites first: bullseye-security's 6.1 backport
+            # has a linux-kbuild-6.1 of its own, older than bookworm's.
+            kbuild_ver = newest_version(env, kbuild + ":amd64", conf.suites)
+        except RuntimeError:
+            kbuild_ver = newest_version(env, kbuild + ":amd64",
+                                        ["bookworm-backports", "bookworm-security",
+                                         "bookworm"])
     specs.append(f"{kbuild}:amd64={kbuild_ver}")
-    bb_ver = newest_version(env, f"busybox-static:{arch}", [conf.busybox_suite])
-    specs.append(f"busybox-static:{arch}={bb_ver}")
+    if conf.boot:
+        bb_ver = newest_version(env, f"busybox-static:{arch}", [conf.busybox_suite])
+        specs.append(f"busybox-static:{arch}={bb_ver}")
     if conf.modpost == "target":
         specs.append(f"{kbuild}:{arch}=" +
                      newest_version(env, f"{kbuild}:{arch}", conf.suites))
@@ -118,7 +131,7 @@ def _fetch(conf, kdir):
         else:
             run(["dpkg-deb", "-x", deb, root])
     hdr = os.path.join(root, "usr/src", f"linux-headers-{abi}-{flav}")
-    common = os.path.join(root, "usr/src", f"linux-headers-{abi}-common")
+    common = os.path.join(root, "usr/src", common_pkg)
     kb_dir = os.path.join(root, "usr/lib", kbuild)
     # The arch headers include the common Makefile by absolute path.
     mk = os.path.join(hdr, "Makefile")
@@ -152,18 +165,20 @@ def _fetch(conf, kdir):
                 if os.path.lexists(link):
                     os.remove(link)
                 os.symlink(os.path.join(scripts_src, sub), link)
-    kernels = glob.glob(os.path.join(root, "boot", "vmlinu*-" + abi + "-" + flav))
-    # sid (7.x) keeps the kernel and its modules in /usr/lib/modules/<release>.
-    kernels += glob.glob(os.path.join(root, "usr", "lib", "modules", f"{abi}-{flav}",
-                                      "vmlinu*"))
-    if not kernels:
-        raise RuntimeError(f"no kernel image in {root}/boot")
     state = {"abi": abi, "kver": kver, "kernel_release": f"{abi}-{flav}",
-             "kernel_src": hdr, "kernel_image": kernels[0],
-             "busybox": next(p for p in (os.path.join(root, "bin", "busybox"),
-                                          os.path.join(root, "usr", "bin", "busybox"))
-                             if os.path.exists(p)),
+             "kernel_src": hdr, "kernel_image": "", "busybox": "",
              "modules": os.path.join(root, "lib", "modules", f"{abi}-{flav}")}
+    if conf.boot:
+        kernels = glob.glob(os.path.join(root, "boot", "vmlinu*-" + abi + "-" + flav))
+        # sid (7.x) keeps the kernel and its modules in /usr/lib/modules/<release>.
+        kernels += glob.glob(os.path.join(root, "usr", "lib", "modules", f"{abi}-{flav}",
+                                          "vmlinu*"))
+        if not kernels:
+            raise RuntimeError(f"no kernel image in {root}/boot")
+        state["kernel_image"] = kernels[0]
+        state["busybox"] = next(p for p in (os.path.join(root, "bin", "busybox"),
+                                            os.path.join(root, "usr", "bin", "busybox"))
+                                if os.path.exists(p))
     with open(stamp, "w") as f:
         for k, v in state.items():
             f.write(f"{k}={v}\n")

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import time
 
-from .apt import index_failure
+from .apt import ArchiveMissing, index_failure
 from .boot import boot
 from .build import build
 from .config import BUILD, TOP, load_target
@@ -55,7 +55,11 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         state = fetch(conf)
     except (RuntimeError, subprocess.CalledProcessError) as e:
         bad_index = index_failure(conf)
-        if bad_index and isinstance(e, RuntimeError) and str(e).startswith("no version"):
+        if isinstance(e, ArchiveMissing):
+            results.append(("ok", f"{name}/fetch",
+                            f"SKIP the Debian archive lists this target's packages but "
+                            f"does not serve them ({str(e)[:300]})"))
+        elif bad_index and isinstance(e, RuntimeError) and str(e).startswith("no version"):
             # Not ours to fix: the archive could not give a verified index.
             results.append(("ok", f"{name}/fetch",
                             f"SKIP the Debian archive's package index for this target "

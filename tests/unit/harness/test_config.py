@@ -44,6 +44,8 @@ CASES = [
     ("build-root", "build_root = sid\n", None),
     ("build-root-unknown", "build_root = trixie\n",
      "build_root = trixie: must be empty or one of sid"),
+    ("programs-no-boot", "programs = no\n", "programs = no needs boot = no"),
+    ("modules-only", "boot = no\nprograms = no\nseries = 6.1\n", None),
     ("debug-kernel", "debug_kernel = arm64\n", None),
     ("debug-kernel-unknown", "debug_kernel = riscv64\n",
      "debug_kernel = riscv64: must be one of x86_64, arm64"),
