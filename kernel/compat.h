@@ -196,4 +196,15 @@ static inline int udmem_dev_set_dma_coherent(struct device *dev)
 #endif
 }
 
+/*
+ * 6.18: nth_page() is gone; a scatterlist entry's pages are now always
+ * contiguous in the memory map, so plain pointer steps reach them.  It was
+ * a macro while it existed, which is what this tests.
+ */
+#ifdef nth_page
+#define udmem_nth_page(page, n)		nth_page(page, n)
+#else
+#define udmem_nth_page(page, n)		((page) + (n))
+#endif
+
 #endif /* UDMEM_COMPAT_H */

@@ -64,7 +64,7 @@ static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
 		if (from < to) {
 			u64 skip = from - pos + sg->offset;
 
-			sg_set_page(out, nth_page(sg_page(sg), skip >> PAGE_SHIFT), to - from,
+			sg_set_page(out, udmem_nth_page(sg_page(sg), skip >> PAGE_SHIFT), to - from,
 				    offset_in_page(skip));
 			out = sg_next(out);
 		}
