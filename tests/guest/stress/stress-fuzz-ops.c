@@ -321,7 +321,8 @@ void own_sysfs(struct th *t, bool uiomem)
 	expect(t, err, want);
 }
 
-struct udb_shared g_us = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct udb_shared g_us = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			   .idlock = PTHREAD_MUTEX_INITIALIZER };
 
 static void note_pdev(const char *pdev)
 {
@@ -406,11 +407,15 @@ void shared_bind(struct th *t, bool uiomem, const char *pdev)
 	if (!uiomem) {
 		if (rn(t, 2)) {
 			snprintf(name, sizeof(name), "stress-sh%d", (int)rn(t, NSHARED));
+			pthread_mutex_lock(&g_us.idlock);
 			if (pdev_of(UDB_CLASS, name, dev, sizeof(dev)) ||
-			    strncmp(dev, "u-dma-buf.", 10))
+			    strncmp(dev, "u-dma-buf.", 10)) {
+				pthread_mutex_unlock(&g_us.idlock);
 				return;
+			}
 			call(t, "unbind %s (%s)", dev, name);
 			err = allow(t, write_str(UDB_DRV "/unbind", dev), B(ENODEV));
+			pthread_mutex_unlock(&g_us.idlock);
 			if (!err) {
 				atomic_fetch_add(&g_us.unbinds, 1);
 				note_pdev(dev);

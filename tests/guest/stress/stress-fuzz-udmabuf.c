@@ -22,7 +22,9 @@ static void udb_shared_mgr(struct th *t)
 	} else {
 		snprintf(cmd, sizeof(cmd), "delete %s\n", name);
 		call(t, "manager \"%.*s\"", (int)strlen(cmd) - 1, cmd);
+		pthread_mutex_lock(&g_us.idlock);
 		err = allow(t, mgr_cmd(t->mgr, cmd), B(ENOENT) | B(EBUSY));
+		pthread_mutex_unlock(&g_us.idlock);
 		if (!err)
 			atomic_fetch_add(&g_us.deletes, 1);
 	}

@@ -83,6 +83,12 @@ struct th {
 
 struct udb_shared {
 	pthread_mutex_t lock;
+	/*
+	 * Held from reading a shared name's device to unbinding it, and over
+	 * shared deletes: a delete frees the device's number, which the next
+	 * create (perhaps of another thread's own buffer) takes at once.
+	 */
+	pthread_mutex_t idlock;
 	char pdev[MAX_PDEVS][64];	/* platform devices unbound, to bind again */
 	int npdev;
 	atomic_ulong creates, deletes, binds, unbinds, exports, rmmods;
