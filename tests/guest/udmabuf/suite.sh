@@ -318,12 +318,13 @@ else
 fi
 
 # udmabufN_dma_coherent (a udmem addition): the buffer's own platform device
-# counts as DMA-coherent; a neighbour keeps the architecture's default
-# (coherent only on x86); a bound parent's coherency is not ours to change.
-case $(uname -m) in
-x86_64 | i?86) _dc_default=1 ;;
-*) _dc_default=0 ;;
-esac
+# counts as DMA-coherent; a neighbour keeps the platform's default (that of
+# a buffer loaded alone); a bound parent's coherency is not ours to change.
+_dc_default=none
+if ut_load udmabuf1=0x10000; then
+	_dc_default=$(ut_attr udmabuf1 dma_coherent)
+	ut_unload
+fi
 if ut_load udmabuf0=0x10000 udmabuf0_dma_coherent=1 udmabuf1=0x10000; then
 	if [ ! -e /sys/class/u-dma-buf/udmabuf0 ] &&
 		dmesg | grep -q 'cannot mark the device DMA-coherent'; then
