@@ -20,7 +20,11 @@
  * 6.2: dma_buf_vmap() needs the dma_resv lock held; dma_buf_vmap_unlocked()
  * takes it.  Before, dma_buf_vmap() locked by itself.
  */
-#if UDMEM_KERNEL_BEFORE(6, 2, 0)
+#if UDMEM_KERNEL_BEFORE(5, 11, 0)
+/* 5.10: dma_buf_vmap() returns the address (see struct iosys_map below). */
+#define dma_buf_vmap_unlocked(dmabuf, map)	udmem_dma_buf_vmap_addr(dmabuf, map)
+#define dma_buf_vunmap_unlocked(dmabuf, map)	dma_buf_vunmap(dmabuf, (map)->vaddr)
+#elif UDMEM_KERNEL_BEFORE(6, 2, 0)
 #define dma_buf_vmap_unlocked(dmabuf, map)	dma_buf_vmap(dmabuf, map)
 #define dma_buf_vunmap_unlocked(dmabuf, map)	dma_buf_vunmap(dmabuf, map)
 #endif
@@ -107,15 +111,24 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
  * the kernel takes.
  */
 #if UDMEM_KERNEL_BEFORE(5, 11, 0)
-struct dma_buf;
+#include <linux/dma-buf.h>
 
 struct iosys_map {
 	void *vaddr;
+	bool is_iomem;
 };
 
 static inline void iosys_map_set_vaddr(struct iosys_map *map, void *vaddr)
 {
 	map->vaddr = vaddr;
+	map->is_iomem = false;
+}
+
+/* An importer's vmap in the newer form. */
+static inline int udmem_dma_buf_vmap_addr(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	iosys_map_set_vaddr(map, dma_buf_vmap(dmabuf));
+	return map->vaddr ? 0 : -ENOMEM;
 }
 
 #define UDMEM_DMA_BUF_VMAP_FN(fn)	fn##_addr

@@ -14,7 +14,6 @@
 #include <linux/dma-direction.h>
 #include <linux/dma-map-ops.h>
 #include <linux/fs.h>
-#include <linux/iosys-map.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>

@@ -222,6 +222,8 @@ static void dt_remove(struct platform_device *pdev)
 	dt_release_chan();
 }
 
+UDMEM_DEFINE_PLATFORM_REMOVE(dt_remove);
+
 static const struct of_device_id dt_of_ids[] = {
 	{ .compatible = "udmem,dmaengine-test" },
 	{ }
@@ -230,7 +232,7 @@ MODULE_DEVICE_TABLE(of, dt_of_ids);
 
 static struct platform_driver dt_driver = {
 	.probe = dt_probe,
-	.UDMEM_PLATFORM_REMOVE = dt_remove,
+	.UDMEM_PLATFORM_REMOVE = UDMEM_PLATFORM_REMOVE_FN(dt_remove),
 	.driver = {
 		.name = "udmem-dmaengine-test",
 		.of_match_table = dt_of_ids,
