@@ -99,8 +99,15 @@ struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int 
 		return pdev;
 	if (!platform_get_drvdata(pdev)) {
 		const struct udmabuf_pdata *done = dev_get_platdata(&pdev->dev);
-		/* 0: it probed, then was unbound (through sysfs) before we looked. */
-		int err = done && done->probe_err ? done->probe_err : -ENODEV;
+		int err = done ? done->probe_err : -ENODEV;
+
+		/*
+		 * 0: it probed, then was unbound (through sysfs) before we
+		 * looked; -EPROBE_DEFER: and a bind through sysfs is probing it
+		 * again.  Either way it is not ours to report as created.
+		 */
+		if (!err || err == -EPROBE_DEFER)
+			err = -ENODEV;
 
 		platform_device_unregister(pdev);
 		return ERR_PTR(err);
