@@ -3,10 +3,12 @@
 
 import concurrent.futures
 import glob
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import threading
 
 from . import boards, buildroot
 from .config import BUILD, CACHE, TOP
@@ -122,10 +124,18 @@ def build(conf, state, results):
     def compile_one(item):
         name, sources = item
         compiler = conf.compat_cc if name.endswith("-compat32") else cc
-        p = subprocess.run([compiler] + cflags + ["-o", os.path.join(bins, name)] +
-                           sources + ["-lm", "-lpthread"],
-                           capture_output=True, text=True)
-        return name, p
+        cached = os.path.join(_prog_cache(compiler, cflags), name)
+        if not os.path.exists(cached):
+            # Built under a temporary name, renamed when complete: a target
+            # that looks at the same time sees the whole program or none.
+            tmp = f"{cached}.{os.getpid()}.{threading.get_ident()}"
+            p = subprocess.run([compiler] + cflags + ["-o", tmp] + sources +
+                               ["-lm", "-lpthread"], capture_output=True, text=True)
+            if p.returncode != 0:
+                return name, p
+            os.replace(tmp, cached)
+        shutil.copy2(cached, os.path.join(bins, name))
+        return name, subprocess.CompletedProcess([], 0)
 
     with concurrent.futures.ThreadPoolExecutor(2) as ex:
         for name, p in ex.map(compile_one, progs + compat):
@@ -135,3 +145,41 @@ def build(conf, state, results):
             else:
                 results.append(("ok", f"build/prog-{name}", ""))
     return bdir
+
+
+# ---------------------------------------------------------------- program cache
+
+# The guest programs do not depend on the kernel: every target of one
+# architecture (arm64, arm64-5.10, arm64-7, arm64-iommu, zcu102, ...) builds
+# the same binaries.  They are kept in build/programs/<key>/, where the key
+# covers the compiler and its version, the flags and every user-space source
+# and header, so a changed file or compiler builds them anew.
+_PROG_SOURCES = ("include/uapi", "kernel/common", "lib", "cli", "bench", "tests/guest",
+                 "tests/kmod")
+_prog_lock = threading.Lock()
+_prog_dirs = {}
+
+
+def _sources_digest():
+    h = hashlib.sha256()
+    for top in _PROG_SOURCES:
+        for path in sorted(glob.glob(os.path.join(TOP, top, "**", "*.[ch]"), recursive=True)):
+            h.update(os.path.relpath(path, TOP).encode() + b"\0")
+            with open(path, "rb") as f:
+                h.update(f.read() + b"\0")
+    return h.hexdigest()
+
+
+def _prog_cache(compiler, cflags):
+    """The folder of compiled programs for this compiler and these flags."""
+    with _prog_lock:
+        key = (compiler, tuple(cflags))
+        if key not in _prog_dirs:
+            h = hashlib.sha256(_sources_digest().encode())
+            version = subprocess.run([compiler, "--version"], capture_output=True,
+                                     text=True).stdout
+            h.update("\0".join([compiler, version] + list(cflags)).encode())
+            d = os.path.join(BUILD, "programs", h.hexdigest()[:16])
+            os.makedirs(d, exist_ok=True)
+            _prog_dirs[key] = d
+        return _prog_dirs[key]
