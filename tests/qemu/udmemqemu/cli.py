@@ -20,6 +20,7 @@ import time
 from .build import build
 from .config import all_targets, load_target
 from .fetch import fetch, kmake_args, target_cc
+from .matrix import matrix
 from .parse import summary
 from .runner import background_fetch, run_host_steps, run_target, selftest, target_lock
 from .util import log
@@ -133,6 +134,10 @@ def cmd_test(args):
             print(f"SKIPPED: {t} # {why[4:].strip()}")
     for line in lines:
         print(line)
+    print()
+    for line in matrix(targets, results):
+        print(line)
+    print()
     prefetch.shutdown()
     print(f"total time {time.time() - t_start:.0f} s")
     p, f, s = summary(results)

@@ -14,6 +14,7 @@ from .boot import boot
 from .build import build
 from .config import BUILD, TOP, load_target
 from .fetch import fetch
+from .matrix import RELEASES
 from .parse import parse_result
 from .util import QUIET, log, show
 
@@ -68,6 +69,7 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         else:
             results.append(("not ok", f"{name}/fetch", str(e)[:400]))
         return results, time.time() - t0
+    RELEASES[name] = state.get("kernel_release", "")
     bdir = os.path.join(BUILD, conf.name)
     if rebuild or not os.path.exists(os.path.join(bdir, "bin")):
         build(conf, state, results)
