@@ -126,8 +126,14 @@ def build(conf, state, results):
     def compile_one(item):
         name, sources = item
         compiler = conf.compat_cc if name.endswith("-compat32") else cc
-        cached = os.path.join(_prog_cache(compiler, cflags), name)
+        cache = _prog_cache(compiler, cflags)
+        cached = os.path.join(cache, name)
         if not os.path.exists(cached):
+            # libudmem is compiled once for all programs; if that fails, each
+            # program compiles it itself and reports the error.
+            objs = _lib_objects(compiler, cflags, lib_src, cache)
+            if objs:
+                sources = [f for f in sources if f not in lib_src] + objs
             # Built under a temporary name, renamed when complete: a target
             # that looks at the same time sees the whole program or none.
             tmp = f"{cached}.{os.getpid()}.{threading.get_ident()}"
@@ -160,6 +166,7 @@ _PROG_SOURCES = ("include/uapi", "kernel/common", "lib", "cli", "bench", "tests/
                  "tests/kmod")
 _prog_lock = threading.Lock()
 _prog_dirs = {}
+_lib_locks = {}
 
 
 def _sources_digest():
@@ -185,3 +192,23 @@ def _prog_cache(compiler, cflags):
             os.makedirs(d, exist_ok=True)
             _prog_dirs[key] = d
         return _prog_dirs[key]
+
+
+def _lib_objects(compiler, cflags, lib_src, cache):
+    """libudmem's objects for these programs, compiled once into the cache
+    folder; None if one does not compile."""
+    with _prog_lock:
+        lock = _lib_locks.setdefault(cache, threading.Lock())
+    with lock:
+        objs = []
+        for c in lib_src:
+            obj = os.path.join(cache, "lib-" + os.path.basename(c)[:-2] + ".o")
+            if not os.path.exists(obj):
+                tmp = f"{obj}.{os.getpid()}.tmp"
+                flags = [f for f in cflags if f != "-static"]
+                if subprocess.run([compiler] + flags + ["-c", "-o", tmp, c],
+                                  capture_output=True).returncode != 0:
+                    return None
+                os.replace(tmp, obj)
+            objs.append(obj)
+        return objs
