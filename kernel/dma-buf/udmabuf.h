@@ -213,11 +213,29 @@ bool udmabuf_mmap_quirk(const struct udmabuf *buf);
 /* ioctl.c */
 long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
 /* export.c */
 int udmabuf_export(struct udmabuf *buf, struct file *file,
 		   struct u_dma_buf_ioctl_export_args *args);
 
 /* import.c */
 int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args);
+#else
+/*
+ * A kernel built without DMA-BUF (Debian's 5.10 cloud flavour): the buffers
+ * work, and the export and import ioctls say the kernel cannot do them.
+ */
+static inline int udmabuf_export(struct udmabuf *buf, struct file *file,
+				 struct u_dma_buf_ioctl_export_args *args)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int udmabuf_import(struct udmabuf *buf,
+				 struct u_dma_buf_ioctl_import_args *args)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 #endif /* UDMEM_UDMABUF_H */
