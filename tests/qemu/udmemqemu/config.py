@@ -152,6 +152,11 @@ class Target:
                      "systemd (tests/qemu/udmemqemu/rootfs.py), `make deb` runs first, "
                      "and only suites holding a `rootfs` file run.", "initramfs",
                      ("initramfs", "host9p", "rootfs"))
+    python_root: bool = _key(
+        "`yes`: the root of `host_root = debian` (the target architecture's Debian "
+        "python3 and numpy, pyroot.py) is packed into the initramfs as /host, with the "
+        "Python package at /udmem/python: for boards, whose QEMU machines have no 9p.  "
+        "The board-python suite runs there.", False)
     host_root: str = _key(
         "For mode = host9p, the root the guest gets over 9p: `host`, the host's own / "
         "(amd64 only); `debian`, the target architecture's Debian python3, python3-numpy, "

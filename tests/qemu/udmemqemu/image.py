@@ -7,7 +7,7 @@ import re
 import shutil
 import subprocess
 
-from . import boards
+from . import boards, pyroot
 from .config import QEMU_DIR, TOP
 from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
 from .pyroot import guest_top
@@ -88,9 +88,41 @@ def make_initramfs(conf, state, bdir, suites):
             f.write("\n".join(order) + "\n")
         with open(os.path.join(stage, "udmem", "host-top"), "w") as f:
             f.write(guest_top(conf) + "\n")
+    if conf.python_root:
+        shutil.copytree(os.path.join(TOP, "python", "src", "udmem"),
+                        os.path.join(stage, "udmem", "python", "udmem"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
     out = os.path.join(bdir, "initramfs.cpio.gz")
     run(f"cd {stage} && find . | cpio -o -H newc --quiet | gzip -1 > {out}")
+    if conf.python_root:
+        _prepend_python_root(conf, bdir, out)
     return out
+
+
+# Not needed to run python3 and numpy: left out of the board's initramfs, which
+# QEMU loads 128 MiB into RAM, below the test device tree's reserved memory.
+_PYTHON_ROOT_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr/share/info",
+                      "usr/share/lintian", "usr/share/python-wheels", "usr/lib/*/gconv",
+                      "usr/lib/python3/dist-packages/pip", "usr/lib/python3/dist-packages/_pytest",
+                      "usr/lib/python3/dist-packages/setuptools",
+                      "usr/lib/python3/dist-packages/pkg_resources",
+                      "usr/lib/python3/dist-packages/numpy/*/tests", "usr/lib/python3.*/test")
+
+
+def _prepend_python_root(conf, bdir, out):
+    """Put the Python root, as /host, in a second archive before the
+    initramfs (the kernel unpacks concatenated archives)."""
+    root = pyroot.ensure_root(conf)
+    tree = os.path.join(bdir, "python-root")
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(tree)
+    # Hard links: the cache and the build tree are one file system, or a copy.
+    run(["cp", "-al", root, os.path.join(tree, "host")])
+    prune = " -o ".join(f"-path 'host/{p}'" for p in _PYTHON_ROOT_PRUNE)
+    run(f"cd {tree} && find host \\( {prune} \\) -prune -o -print | "
+        f"cpio -o -H newc --quiet | gzip -1 > {out}.tmp && "
+        f"cat {out} >> {out}.tmp && mv {out}.tmp {out}")
+    shutil.rmtree(tree)
 
 
 def make_dtb(conf, state, bdir):
