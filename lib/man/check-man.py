@@ -8,7 +8,8 @@ Every function udmem.h declares must be named in the NAME line of exactly
 one page, and that page's SYNOPSIS must declare it with the header's
 prototype (spaces aside); a page may not name or declare a function the
 header lacks, and every UDMEM_* word a page uses (but the title and the
-symbol version node UDMEM_1.0) must be defined in the header.  Prints one line per problem and exits 1 if there is any.
+symbol version nodes, UDMEM_1.0 ...) must be defined in the header.
+Prints one line per problem and exits 1 if there is any.
 """
 
 import re
