@@ -27,6 +27,7 @@ import glob
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 
@@ -135,8 +136,8 @@ def upgrade_debs(out):
         shutil.rmtree(out)
     src = os.path.join(out, f"udmem-{new}")
     os.makedirs(src)
-    run(f"tar -c -C {TOP} --exclude=./build --exclude=./.git --exclude='*.o' . | "
-        f"tar -x -C {src}")
+    run(f"tar -c -C {shlex.quote(TOP)} --exclude=./build --exclude=./.git --exclude='*.o' . | "
+        f"tar -x -C {shlex.quote(src)}")
     path = os.path.join(src, "lib", "udmem.h")
     with open(path, "w") as f:
         f.write(re.sub(r"^(#define UDMEM_VERSION_PATCH\s+)\d+", rf"\g<1>{parts[2] + 1}",
