@@ -136,10 +136,10 @@ if ! command -v shellcheck >/dev/null 2>&1; then
 	not_ok shellcheck "shellcheck is not installed (scripts/setup-host.sh installs it)"
 else
 	for f in $(git ls-files 'scripts/*.sh' '.ci/run' 'tests/guest/*.sh' \
-		'tests/qemu/udmemqemu/init.sh' 'tests/qemu/debug/*.sh' \
-		'tests/qemu/debug/build-kernel'); do
+		'tests/qemu/udmemqemu/init.sh' 'tests/qemu/udmemqemu/rootfs-init.sh' \
+		'tests/qemu/debug/*.sh' 'tests/qemu/debug/build-kernel'); do
 		case $f in
-		tests/guest/* | tests/qemu/udmemqemu/init.sh) opts="-s sh" ;;
+		tests/guest/* | tests/qemu/udmemqemu/*init.sh) opts="-s sh" ;;
 		tests/qemu/debug/*) opts="-x" ;;	# follows its "source=lib.sh"
 		*) opts="" ;;
 		esac

@@ -11,13 +11,23 @@ snapshot (QEMU's snapshot=on), so every run starts from the same image.  A syste
 unit mounts the repository over 9p (tag `udmemtop`) and runs
 `tests/qemu/udmemqemu/rootfs-init.sh`, which runs the suites holding a
 `rootfs` file with the same markers as the busybox /init, then powers off.
-`make deb` builds the packages the suites install, before the boot.
+`make deb` builds the packages the suites install, before the boot, and
+`upgrade_debs` builds them again as the next version, for an upgrade.
+
+A suite may reboot the guest (rootfs-init.sh's `rootfs_reboot`): QEMU's
+`-no-reboot` is overridden by `-action reboot=reset`, so the guest restarts
+in the same QEMU process, on the same snapshot, and goes on where the suite
+asked.  A pvpanic device with `-action panic=shutdown` still ends QEMU on a
+kernel panic once the guest's pvpanic driver is loaded.
 """
 
+import email.utils
 import fcntl
 import glob
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import subprocess
 
@@ -111,6 +121,51 @@ def ensure_image(conf):
     return out
 
 
+def upgrade_debs(out):
+    """Build the packages once more, as the next patch version, into `out`
+    (for the install suite's upgrade): a copy of the tree whose lib/udmem.h
+    (the one version), python's generated _uapi.py and debian/changelog say
+    MAJOR.MINOR.PATCH+1.  Returns (old version, new version)."""
+    with open(os.path.join(TOP, "lib", "udmem.h")) as f:
+        header = f.read()
+    parts = [int(re.search(rf"^#define UDMEM_VERSION_{p}\s+(\d+)", header, re.M).group(1))
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    old = ".".join(map(str, parts))
+    new = f"{parts[0]}.{parts[1]}.{parts[2] + 1}"
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    src = os.path.join(out, f"udmem-{new}")
+    os.makedirs(src)
+    run(f"tar -c -C {shlex.quote(TOP)} --exclude=./build --exclude=./.git --exclude='*.o' . | "
+        f"tar -x -C {shlex.quote(src)}")
+    path = os.path.join(src, "lib", "udmem.h")
+    with open(path, "w") as f:
+        f.write(re.sub(r"^(#define UDMEM_VERSION_PATCH\s+)\d+", rf"\g<1>{parts[2] + 1}",
+                       header, flags=re.M))
+    run(["python3", os.path.join(src, "python", "tools", "gen_uapi.py")])
+    path = os.path.join(src, "debian", "changelog")
+    with open(path) as f:
+        changelog = f.read()
+    if not changelog.startswith(f"udmem ({old})"):
+        raise RuntimeError(f"debian/changelog does not start with version {old}")
+    maint = re.search(r"^ -- (.*?>)", changelog, re.M).group(1)
+    entry = (f"udmem ({new}) unstable; urgency=medium\n\n"
+             "  * The next version, made by tests/qemu/udmemqemu/rootfs.py for the\n"
+             "    install suite's upgrade test; never released.\n\n"
+             f" -- {maint}  {email.utils.formatdate(localtime=True)}\n\n")
+    with open(path, "w") as f:
+        f.write(entry + changelog)
+    # As `make deb` does: the system python3, which has the Debian modules.
+    r = subprocess.run(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=src,
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PATH="/usr/sbin:/usr/bin:/sbin:/bin"))
+    if r.returncode != 0:
+        raise RuntimeError(f"dpkg-buildpackage of {new} failed: " +
+                           (r.stdout + r.stderr)[-600:])
+    shutil.rmtree(src)
+    return old, new
+
+
 def prepare(conf, bdir, suites):
     """Before a rootfs boot: the image, the packages, and the
     suite list and environment rootfs-init.sh reads over 9p.  Returns the
@@ -121,12 +176,17 @@ def prepare(conf, bdir, suites):
     if r.returncode != 0:
         raise RuntimeError("make deb failed: " + (r.stdout + r.stderr)[-600:])
     os.makedirs(bdir, exist_ok=True)
+    upgrade = os.path.join(bdir, "upgrade")
+    log(f"udmem-qemu: {conf.name}: the packages of the next version, in {upgrade}")
+    old, new = upgrade_debs(upgrade)
     with open(os.path.join(bdir, "rootfs-suites.list"), "w") as f:
         f.write("\n".join(suites) + "\n")
     with open(os.path.join(bdir, "rootfs-env"), "w") as f:
         f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
                 f"UDMEM_HAS_DT={1 if conf.dt else 0}\n"
-                f"UDMEM_BUILD={GUEST_TOP}/{os.path.relpath(bdir, TOP)}\n")
+                f"UDMEM_BUILD={GUEST_TOP}/{os.path.relpath(bdir, TOP)}\n"
+                f"UDMEM_DEB_VERSION={old}\nUDMEM_UPGRADE_VERSION={new}\n"
+                f"UDMEM_UPGRADE_DEBS={GUEST_TOP}/{os.path.relpath(upgrade, TOP)}\n")
     return img
 
 
@@ -136,9 +196,12 @@ def boot_args(bdir):
 
 
 def qemu_args(conf):
-    """The root disk (writes go to a temporary file: snapshot=on) and the
-    repository share."""
+    """The root disk (writes go to a temporary file: snapshot=on, kept across
+    a guest reboot), the repository share, and the actions: a reboot restarts
+    the guest (it overrides -no-reboot), a panic the guest reports through
+    pvpanic ends QEMU."""
     return ["-drive", f"file={os.path.join(image_dir(conf), 'root.img')},format=raw,"
             "snapshot=on,if=none,id=root0", "-device", "virtio-blk-pci,drive=root0",
             "-virtfs", f"local,path={TOP},mount_tag=udmemtop,security_model=none,"
-            "readonly=on,id=udmemtop"]
+            "readonly=on,id=udmemtop",
+            "-device", "pvpanic", "-action", "reboot=reset", "-action", "panic=shutdown"]
