@@ -23,6 +23,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
+from . import buildroot
 from .apt import apt_env, download, newest_version
 from .config import CACHE
 from .util import log, run
@@ -213,8 +214,7 @@ def board_dtb(conf, state, bdir):
         run(f"cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I '{inc}' "
             f"-I '{top}/include' '{dts}' | dtc -q -I dts -O dtb -o '{src}' -")
     else:
-        src = os.path.join(os.path.dirname(state["kernel_src"]), "..", "lib",
-                           "linux-image-" + state["kernel_release"], conf.board_dtb)
+        src = package_dtb(conf, state)
     if not os.path.exists(src):
         raise RuntimeError(f"{conf.name}: no {conf.board_dtb} in the kernel package")
     # Room for the edits: fdtput grows the blob, but only into padding.
@@ -227,6 +227,32 @@ def board_dtb(conf, state, bdir):
     fdt.set_strs("/", "compatible", *fdt.get_strs("/", "compatible"), f"qemu,{machine}")
     fdt.set_str("/", "model", f"{fdt.get_str('/', 'model')} (QEMU {machine})")
     return out
+
+
+def package_dtb(conf, state):
+    """The path of the kernel package's board_dtb.  Debian 6.x ships the DTBs
+    in linux-image-<release> (/usr/lib/linux-image-<release>/); sid's 7.x
+    in linux-base-<release> (/usr/lib/modules/<release>/dtb/), which the
+    kernel fetch does not unpack: that one file is taken from the package,
+    once per release, into $UDMEM_CACHE/boards/dtb/<release>/."""
+    release = state["kernel_release"]
+    root = os.path.join(os.path.dirname(state["kernel_src"]), "..", "..")
+    for path in (os.path.join(root, "usr", "lib", "linux-image-" + release),
+                 os.path.join(root, "usr", "lib", "modules", release, "dtb"),
+                 os.path.join(BOARDS_CACHE, "dtb", release)):
+        if os.path.exists(os.path.join(path, conf.board_dtb)):
+            return os.path.join(path, conf.board_dtb)
+    out = os.path.join(BOARDS_CACHE, "dtb", release)
+    deb = download(apt_env(), [f"linux-base-{release}:{conf.deb_arch}={state['kver']}"])[0]
+    tmp = out + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    member = f"./usr/lib/modules/{release}/dtb/{conf.board_dtb}"
+    run(f"dpkg-deb --fsys-tarfile '{deb}' | tar -x -C '{tmp}' '{member}'")
+    os.makedirs(os.path.dirname(os.path.join(out, conf.board_dtb)), exist_ok=True)
+    os.replace(os.path.join(tmp, member), os.path.join(out, conf.board_dtb))
+    shutil.rmtree(tmp)
+    return os.path.join(out, conf.board_dtb)
 
 
 def linux_source(state):
@@ -288,8 +314,12 @@ def build_drivers(conf, state, margs, mods, results):
             if board.ccflags:
                 f.write(f"ccflags-y += {board.ccflags}\n")
             f.write("".join(f"obj-m += {s[:-2]}.o\n" for s in board.sources))
-        p = subprocess.run(["make", "-C", state["kernel_src"], "M=" + work] + margs +
-                           ["-j2", "modules"], capture_output=True, text=True)
+        cmd = ["make", "-C", state["kernel_src"], "M=" + work] + margs + ["-j2", "modules"]
+        if conf.build_root:
+            # sid's 7.x headers: their compiler and kbuild run in the build root.
+            cmd = buildroot.wrap(buildroot.ensure(conf.build_root), cmd,
+                                 [work, os.path.join(CACHE, "kernels", conf.kernel_key)])
+        p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             results.append(("not ok", "build/board-drivers", "make failed: " +
                             (p.stdout + p.stderr)[-400:]))
