@@ -60,10 +60,10 @@ else
 	if ! udmem_insmod udmem-dmaengine-test; then
 		tap_fail peer "insmod udmem-dmaengine-test failed: $(dmesg | tail -n 2)"
 	else
-		# "<channel> <device>"
-		read -r bd_chan bd_eng < /dev/udmem-dmaengine-test
-		tap_check peer test -n "$bd_eng"
-		echo "# peer: channel $bd_chan of $bd_eng"
+		# "<channel> <device> <DMA mask bits>"
+		read -r bd_chan bd_eng bd_bits < /dev/udmem-dmaengine-test
+		tap_check peer test -n "$bd_bits"
+		echo "# peer: channel $bd_chan of $bd_eng, DMA mask $bd_bits bits"
 	fi
 	if [ -n "$bd_eng" ]; then
 		# u-dma-buf's bind names the bus, but for the platform bus
