@@ -129,7 +129,10 @@ TEST(buffers_osync_ioctl_sync)
 	bd_buffers(1, BD_IOCTL, 0, 8 * 4096, 4);
 }
 
-/* The engine's byte-aligned copies (ZDMA, PDMA, PL330 have copy_align 0). */
+/*
+ * Copies at offsets that are not page or cache-line aligned (multiples of 4:
+ * ZDMA and PL330 copy bytes, the PDMA's copy_align asks for 4).
+ */
 TEST(buffers_unaligned_range)
 {
 	bd_buffers(0, BD_IOCTL, 100, 4096 + 36, 5);

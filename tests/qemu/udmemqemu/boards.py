@@ -166,6 +166,39 @@ def edit_zynq7000(fdt):
     fdt.set_u32("/memory@0", "reg", 0, 0, 0, 0x20000000)
 
 
+def edit_icicle(fdt):
+    """PolarFire SoC Icicle Kit on -M microchip-icicle-kit (QEMU 7.2, no HSS).
+
+    QEMU models the harts, CLINT, PLIC, L2 cache controller, PDMA, MMUARTs
+    and a few sysreg registers, and none of the clock hardware: the MSS PLL
+    registers read 0 (the clock driver finds a zero divisor) and the fabric
+    clock conditioning circuit (CCC) is not there at all (its PLL driver
+    takes a load access fault).  So the clock configurator becomes a
+    150 MHz fixed clock with its phandle (the UARTs' clocks), reset links go
+    (the devices QEMU models are never held in reset), and of /soc only the
+    interrupt controllers, the cache controller, the PDMA and the four
+    console-capable MMUARTs stay enabled.  At the root every device but the
+    fixed clocks is disabled: the fabric designs' PWM, I2C and PCIe, the
+    LEDs on GPIOs QEMU leaves out, and the system controller and its
+    mailboxes (no HSS firmware)."""
+    clkcfg = [c for c in fdt.children("/soc") if c.startswith("clkcfg@")]
+    if len(clkcfg) != 1:
+        raise RuntimeError(f"icicle: expected one /soc/clkcfg@*, found {clkcfg}")
+    _fixed_clock(fdt, "/soc/" + clkcfg[0], "/mssclk-qemu", 150000000)
+    fdt.delete_node("/soc/" + clkcfg[0])
+    for node in list(fdt.walk()):
+        fdt.delete_props(node, FIRMWARE_LINKS)
+    keep = re.compile(r"(cache-controller@2010000|clint@2000000|interrupt-controller@c000000|"
+                      r"dma-controller@3000000|serial@20(100|102|104|106)000)$")
+    for child in fdt.children("/soc"):
+        fdt.set_str("/soc/" + child, "status", "okay" if keep.match(child) else "disabled")
+    for child in fdt.children("/"):
+        node = "/" + child
+        compatible = fdt.get_strs(node, "compatible")
+        if compatible and compatible not in (["fixed-clock"], ["simple-bus"]):
+            fdt.set_str(node, "status", "disabled")
+
+
 @dataclasses.dataclass(frozen=True)
 class Board:
     """What a board needs beyond its target file."""
@@ -185,6 +218,14 @@ BOARDS = {
     "zcu102": Board(edit_zcu102,
                     ("drivers/dma/xilinx/zynqmp_dma.c", "drivers/dma/dmatest.c"),
                     ("drivers/dma/dmaengine.h",)),
+    "icicle": Board(edit_icicle,
+                    ("drivers/dma/sf-pdma/sf-pdma.c", "drivers/dma/dmatest.c"),
+                    ("drivers/dma/dmaengine.h", "drivers/dma/virt-dma.h",
+                     "drivers/dma/sf-pdma/sf-pdma.h"),
+                    # No power-off or reset device: QEMU exits through
+                    # semihosting (icicle.conf's -semihosting-config), once
+                    # the UART has sent /init's last lines.
+                    poweroff="sleep 1\nsemihost-exit\n"),
     "zynq7000": Board(edit_zynq7000,
                       ("drivers/tty/serial/xilinx_uartps.c", "drivers/dma/dmatest.c"),
                       ccflags="-DCONFIG_SERIAL_XILINX_PS_UART_CONSOLE=1",
