@@ -11,7 +11,7 @@
  *
  *	ioctl(fd, UDMEM_DMAENGINE_COPY, &(struct udmem_dmaengine_copy){...})
  *	write "copy <src> <dst> <len>"		(for shell scripts)
- *	read					"<channel> <device>\n"
+ *	read					"<channel> <device> <mask bits>\n"
  *
  * A copy returns when the engine reports it complete: -EINVAL for a bad
  * command, a zero or too long length, an address range that wraps or
@@ -19,6 +19,7 @@
  * -ETIMEDOUT if it never completes; -EIO if it fails; -ENODEV once the
  * channel's owner went away.  Test-only: never installed.
  */
+#include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmaengine.h>
@@ -147,9 +148,11 @@ static ssize_t dt_read(struct file *file, char __user *ubuf, size_t count,
 	int n = -ENODEV;
 
 	mutex_lock(&dt_lock);
+	/* The mask's width: tests need an address beyond it, if there is one. */
 	if (dt_chan)
-		n = scnprintf(info, sizeof(info), "%s %s\n", dma_chan_name(dt_chan),
-			      dev_name(dt_chan->device->dev));
+		n = scnprintf(info, sizeof(info), "%s %s %d\n", dma_chan_name(dt_chan),
+			      dev_name(dt_chan->device->dev),
+			      fls64(dma_get_mask(dt_chan->device->dev)));
 	mutex_unlock(&dt_lock);
 	if (n < 0)
 		return n;

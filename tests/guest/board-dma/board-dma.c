@@ -129,7 +129,10 @@ TEST(buffers_osync_ioctl_sync)
 	bd_buffers(1, BD_IOCTL, 0, 8 * 4096, 4);
 }
 
-/* The engine's byte-aligned copies (ZDMA, PDMA, PL330 have copy_align 0). */
+/*
+ * Copies at offsets that are not page or cache-line aligned (multiples of 4:
+ * ZDMA and PL330 copy bytes, the PDMA's copy_align asks for 4).
+ */
 TEST(buffers_unaligned_range)
 {
 	bd_buffers(0, BD_IOCTL, 100, 4096 + 36, 5);
@@ -250,8 +253,38 @@ TEST(peer_rejects_bad_copies)
 	EXPECT_EQ(bd_copy(~0ULL - 8, d, 16, 0), -EINVAL);
 	EXPECT_EQ(bd_copy(d, ~0ULL - 8, 16, 0), -EINVAL);
 	EXPECT_EQ(bd_copy(d, d + 4096, (64 << 20) + 1ULL, 0), -EINVAL);
-	/* beyond every engine's DMA mask (at most 48 bits here) */
-	EXPECT_EQ(bd_copy(1ULL << 60, d, 16, 0), -EINVAL);
+}
+
+/* The width of the engine's DMA mask, the third word the peer reads back. */
+static unsigned int bd_mask_bits(void)
+{
+	char info[128], chan[64], dev[64];
+	unsigned int bits = 0;
+	int fd = open(BD_DEV, O_RDONLY);
+	ssize_t n;
+
+	UT_CHECK(fd >= 0, 1, "open %s: %s", BD_DEV, strerror(errno));
+	n = read(fd, info, sizeof(info) - 1);
+	close(fd);
+	UT_CHECK(n > 0, 1, "read %s: %s", BD_DEV, n < 0 ? strerror(errno) : "empty");
+	info[n] = '\0';
+	UT_CHECK(sscanf(info, "%63s %63s %u", chan, dev, &bits) == 3 && bits && bits <= 64, 1,
+		 "%s reads \"%s\": no mask width", BD_DEV, info);
+	return bits;
+}
+
+/* Nor does it give the engine an address its DMA mask does not cover. */
+TEST(peer_rejects_beyond_dma_mask)
+{
+	uint64_t d = ut_get(BD_DST, "phys_addr", 16);
+	unsigned int bits = bd_mask_bits();
+
+	if (bits == 64)
+		SKIP("the engine's DMA mask is 64 bits: no address lies beyond it");
+	EXPECT_EQ(bd_copy(1ULL << bits, d, 16, 0), -EINVAL);
+	EXPECT_EQ(bd_copy(d, 1ULL << bits, 16, 0), -EINVAL);
+	/* a range that starts inside the mask and ends past it */
+	EXPECT_EQ(bd_copy((1ULL << bits) - 8, d, 16, 0), -EINVAL);
 }
 
 TEST_HARNESS_MAIN

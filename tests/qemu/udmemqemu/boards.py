@@ -23,6 +23,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
+from . import buildroot
 from .apt import apt_env, download, newest_version
 from .config import CACHE
 from .util import log, run
@@ -165,6 +166,39 @@ def edit_zynq7000(fdt):
     fdt.set_u32("/memory@0", "reg", 0, 0, 0, 0x20000000)
 
 
+def edit_icicle(fdt):
+    """PolarFire SoC Icicle Kit on -M microchip-icicle-kit (QEMU 7.2, no HSS).
+
+    QEMU models the harts, CLINT, PLIC, L2 cache controller, PDMA, MMUARTs
+    and a few sysreg registers, and none of the clock hardware: the MSS PLL
+    registers read 0 (the clock driver finds a zero divisor) and the fabric
+    clock conditioning circuit (CCC) is not there at all (its PLL driver
+    takes a load access fault).  So the clock configurator becomes a
+    150 MHz fixed clock with its phandle (the UARTs' clocks), reset links go
+    (the devices QEMU models are never held in reset), and of /soc only the
+    interrupt controllers, the cache controller, the PDMA and the four
+    console-capable MMUARTs stay enabled.  At the root every device but the
+    fixed clocks is disabled: the fabric designs' PWM, I2C and PCIe, the
+    LEDs on GPIOs QEMU leaves out, and the system controller and its
+    mailboxes (no HSS firmware)."""
+    clkcfg = [c for c in fdt.children("/soc") if c.startswith("clkcfg@")]
+    if len(clkcfg) != 1:
+        raise RuntimeError(f"icicle: expected one /soc/clkcfg@*, found {clkcfg}")
+    _fixed_clock(fdt, "/soc/" + clkcfg[0], "/mssclk-qemu", 150000000)
+    fdt.delete_node("/soc/" + clkcfg[0])
+    for node in list(fdt.walk()):
+        fdt.delete_props(node, FIRMWARE_LINKS)
+    keep = re.compile(r"(cache-controller@2010000|clint@2000000|interrupt-controller@c000000|"
+                      r"dma-controller@3000000|serial@20(100|102|104|106)000)$")
+    for child in fdt.children("/soc"):
+        fdt.set_str("/soc/" + child, "status", "okay" if keep.match(child) else "disabled")
+    for child in fdt.children("/"):
+        node = "/" + child
+        compatible = fdt.get_strs(node, "compatible")
+        if compatible and compatible not in (["fixed-clock"], ["simple-bus"]):
+            fdt.set_str(node, "status", "disabled")
+
+
 @dataclasses.dataclass(frozen=True)
 class Board:
     """What a board needs beyond its target file."""
@@ -184,6 +218,14 @@ BOARDS = {
     "zcu102": Board(edit_zcu102,
                     ("drivers/dma/xilinx/zynqmp_dma.c", "drivers/dma/dmatest.c"),
                     ("drivers/dma/dmaengine.h",)),
+    "icicle": Board(edit_icicle,
+                    ("drivers/dma/sf-pdma/sf-pdma.c", "drivers/dma/dmatest.c"),
+                    ("drivers/dma/dmaengine.h", "drivers/dma/virt-dma.h",
+                     "drivers/dma/sf-pdma/sf-pdma.h"),
+                    # No power-off or reset device: QEMU exits through
+                    # semihosting (icicle.conf's -semihosting-config), once
+                    # the UART has sent /init's last lines.
+                    poweroff="sleep 1\nsemihost-exit\n"),
     "zynq7000": Board(edit_zynq7000,
                       ("drivers/tty/serial/xilinx_uartps.c", "drivers/dma/dmatest.c"),
                       ccflags="-DCONFIG_SERIAL_XILINX_PS_UART_CONSOLE=1",
@@ -213,8 +255,7 @@ def board_dtb(conf, state, bdir):
         run(f"cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I '{inc}' "
             f"-I '{top}/include' '{dts}' | dtc -q -I dts -O dtb -o '{src}' -")
     else:
-        src = os.path.join(os.path.dirname(state["kernel_src"]), "..", "lib",
-                           "linux-image-" + state["kernel_release"], conf.board_dtb)
+        src = package_dtb(conf, state)
     if not os.path.exists(src):
         raise RuntimeError(f"{conf.name}: no {conf.board_dtb} in the kernel package")
     # Room for the edits: fdtput grows the blob, but only into padding.
@@ -227,6 +268,32 @@ def board_dtb(conf, state, bdir):
     fdt.set_strs("/", "compatible", *fdt.get_strs("/", "compatible"), f"qemu,{machine}")
     fdt.set_str("/", "model", f"{fdt.get_str('/', 'model')} (QEMU {machine})")
     return out
+
+
+def package_dtb(conf, state):
+    """The path of the kernel package's board_dtb.  Debian 6.x ships the DTBs
+    in linux-image-<release> (/usr/lib/linux-image-<release>/); sid's 7.x
+    in linux-base-<release> (/usr/lib/modules/<release>/dtb/), which the
+    kernel fetch does not unpack: that one file is taken from the package,
+    once per release, into $UDMEM_CACHE/boards/dtb/<release>/."""
+    release = state["kernel_release"]
+    root = os.path.join(os.path.dirname(state["kernel_src"]), "..", "..")
+    for path in (os.path.join(root, "usr", "lib", "linux-image-" + release),
+                 os.path.join(root, "usr", "lib", "modules", release, "dtb"),
+                 os.path.join(BOARDS_CACHE, "dtb", release)):
+        if os.path.exists(os.path.join(path, conf.board_dtb)):
+            return os.path.join(path, conf.board_dtb)
+    out = os.path.join(BOARDS_CACHE, "dtb", release)
+    deb = download(apt_env(), [f"linux-base-{release}:{conf.deb_arch}={state['kver']}"])[0]
+    tmp = out + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    member = f"./usr/lib/modules/{release}/dtb/{conf.board_dtb}"
+    run(f"dpkg-deb --fsys-tarfile '{deb}' | tar -x -C '{tmp}' '{member}'")
+    os.makedirs(os.path.dirname(os.path.join(out, conf.board_dtb)), exist_ok=True)
+    os.replace(os.path.join(tmp, member), os.path.join(out, conf.board_dtb))
+    shutil.rmtree(tmp)
+    return os.path.join(out, conf.board_dtb)
 
 
 def linux_source(state):
@@ -288,8 +355,12 @@ def build_drivers(conf, state, margs, mods, results):
             if board.ccflags:
                 f.write(f"ccflags-y += {board.ccflags}\n")
             f.write("".join(f"obj-m += {s[:-2]}.o\n" for s in board.sources))
-        p = subprocess.run(["make", "-C", state["kernel_src"], "M=" + work] + margs +
-                           ["-j2", "modules"], capture_output=True, text=True)
+        cmd = ["make", "-C", state["kernel_src"], "M=" + work] + margs + ["-j2", "modules"]
+        if conf.build_root:
+            # sid's 7.x headers: their compiler and kbuild run in the build root.
+            cmd = buildroot.wrap(buildroot.ensure(conf.build_root), cmd,
+                                 [work, os.path.join(CACHE, "kernels", conf.kernel_key)])
+        p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             results.append(("not ok", "build/board-drivers", "make failed: " +
                             (p.stdout + p.stderr)[-400:]))
