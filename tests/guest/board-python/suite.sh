@@ -9,6 +9,7 @@
 bp_engines="zynqmp_dma sf-pdma"
 bp_loaded=""
 bp_eng=""
+bp_vdma=0
 
 # bp_chroot CMD...: CMD in the Python root, with a clean environment.
 bp_chroot() {
@@ -19,6 +20,11 @@ bp_chroot() {
 if [ ! -x /host/usr/bin/python3 ] || [ ! -d /udmem/python/udmem ]; then
 	tap_skip python "no Python root in this guest (board targets with python_root = yes have one)"
 else
+	# sf-pdma needs the kernel's virtual-channel helpers (as in board-dma)
+	if [ -f /udmem/modules/sf-pdma.ko ] && [ -f /udmem/kmods/virt-dma.ko ] &&
+		! grep -q '^virt_dma ' /proc/modules; then
+		insmod /udmem/kmods/virt-dma.ko && bp_vdma=1
+	fi
 	for m in $bp_engines; do
 		if [ -f "/udmem/modules/$m.ko" ] && ! grep -q "^$(echo "$m" | tr - _) " /proc/modules; then
 			udmem_insmod "$m" && bp_loaded="$bp_loaded $m"
@@ -27,7 +33,8 @@ else
 	if ! udmem_insmod udmem-dmaengine-test; then
 		tap_fail peer "insmod udmem-dmaengine-test failed: $(dmesg | tail -n 2)"
 	else
-		read -r _chan bp_eng < /dev/udmem-dmaengine-test
+		# "<channel> <device> <DMA mask width>"
+		read -r _chan bp_eng _bits < /dev/udmem-dmaengine-test
 		echo "# peer: channel $_chan of $bp_eng"
 	fi
 fi
@@ -37,12 +44,15 @@ if [ -n "$bp_eng" ]; then
 	tap_check buffers-bound-to-engine udmem_insmod u-dma-buf \
 		udmabuf0=0x100000 udmabuf0_bind="$bp_bind" \
 		udmabuf1=0x100000 udmabuf1_bind="$bp_bind"
+	# the on-chip memory window of tests/qemu/dt/3*-board-*.dtsi
 	bp_region=""
-	if udmem_insmod uiomem && [ -e /dev/uiomem-ocm ]; then
-		bp_region=uiomem-ocm
-	else
-		tap_skip region "no /dev/uiomem-ocm in this board's device tree"
+	if udmem_insmod uiomem; then
+		for r in uiomem-ocm uiomem-l2lim; do
+			[ -e "/dev/$r" ] && bp_region=$r
+		done
 	fi
+	[ -n "$bp_region" ] ||
+		tap_fail region "no /dev/uiomem-ocm or /dev/uiomem-l2lim: $(dmesg | grep -i uiomem | tail -n 2)"
 	for d in proc sys dev run tmp; do
 		mkdir -p "/host/$d"
 	done
@@ -74,3 +84,6 @@ grep -q '^udmem_dmaengine_test ' /proc/modules && udmem_rmmod udmem-dmaengine-te
 for m in $bp_loaded; do
 	udmem_rmmod "$m"
 done
+if [ "$bp_vdma" = 1 ]; then
+	rmmod virt_dma
+fi

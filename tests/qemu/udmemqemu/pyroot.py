@@ -51,7 +51,10 @@ def ensure_root(conf):
             shutil.rmtree(tmp)
         log(f"udmem-qemu: {conf.name}: unpacking {' '.join(PACKAGES)} "
             f"({conf.deb_arch}, {conf.suites[0]}) into {root} (about 30 s)")
+        # sid's Release files here are past their Valid-Until date (the
+        # archive is a snapshot): as in buildroot.py, do not check it.
         run(["mmdebstrap", "--quiet", "--variant=extract", f"--architectures={conf.deb_arch}",
+             "--aptopt=Acquire::Check-Valid-Until \"false\"",
              "--include=" + ",".join(PACKAGES), conf.suites[0], tmp, MIRROR])
         # update-alternatives' links of libblas3 and liblapack3 (postinst).
         for impl in glob.glob(os.path.join(tmp, "usr", "lib", "*", "blas", "lib*.so.3")) + \
@@ -61,6 +64,12 @@ def ensure_root(conf):
             link = os.path.join(parent, os.path.basename(impl))
             if not os.path.lexists(link):
                 os.symlink(os.path.join(sub, os.path.basename(impl)), link)
+        # A merged-/usr suite (sid) keeps /bin, /sbin and /lib in /usr: the
+        # links base-files would make (the ELF interpreter is /lib/ld-*).
+        for d in ("bin", "sbin", "lib"):
+            if not os.path.lexists(os.path.join(tmp, d)) and \
+                    os.path.isdir(os.path.join(tmp, "usr", d)):
+                os.symlink(os.path.join("usr", d), os.path.join(tmp, d))
         # dash's postinst makes /bin/sh.
         if not os.path.lexists(os.path.join(tmp, "bin", "sh")):
             os.symlink("dash", os.path.join(tmp, "bin", "sh"))
