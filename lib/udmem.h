@@ -130,8 +130,10 @@ void udmem_buffer_close(struct udmem_buffer *buf);
  * @param dma_mask_bits DMA mask width (12..64), or 0 for the driver's default.
  * @param mode          enum udmem_mmap_mode.
  * @return 0; -EINVAL for a bad argument; -EEXIST if the name is taken;
- *         -ENODEV if the manager module is not loaded; other -errno from
- *         the manager (e.g. -ENOMEM).  Free with udmem_buffer_delete().
+ *         -ENODEV if the manager module is not loaded; -E2BIG if the
+ *         buffer made is not @p size bytes (it is deleted again); other
+ *         -errno from the manager (e.g. -ENOMEM).  Free with
+ *         udmem_buffer_delete().
  */
 int udmem_buffer_create(const char *name, uint64_t size,
 			unsigned int dma_mask_bits, enum udmem_mmap_mode mode);
@@ -346,8 +348,8 @@ uint64_t udmem_region_phys_addr(const struct udmem_region *reg);
 /**
  * @brief The region's address as a DMA master sees it.
  *
- * The driver reports it when it knows a translation; otherwise it is the
- * physical address.
+ * uiomem knows no bus translation (IOMMU, dma-ranges) for device memory,
+ * so this is the CPU physical address.
  */
 uint64_t udmem_region_dma_addr(const struct udmem_region *reg);
 
