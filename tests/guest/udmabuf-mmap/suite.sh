@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # udmabuf-mmap: u-dma-buf mappings cost no page fault per page (goal: touching
 # a 32 MiB buffer once takes <= 16 minor faults; the reference takes 8192),
-# every mmap mode reads back what read/write see, and page mode is GUP-able.
+# every mmap mode reads back what read/write see, page mode is GUP-able, and
+# 2 MiB-aligned memory maps with PMD entries where the kernel allows them.
 
 mm_cleanup() {
 	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin; do
@@ -34,6 +35,10 @@ else
 fi
 if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
 	export UDMABUF_MMAP_BIG=udmabuf0
+	# The device tree's 32 MiB buffer in a 2 MiB-aligned CMA pool (PMD tests).
+	if [ -e /dev/udmabuf-ddr-c0 ]; then
+		export UDMABUF_MMAP_DT=udmabuf-ddr-c0
+	fi
 	for m in on off auto page; do
 		if echo "create udmem-mm-$m 0x100000 quirk-mmap-$m" > /dev/u-dma-buf-mgr; then
 			eval "export UDMABUF_MMAP_$(echo "$m" | tr '[:lower:]' '[:upper:]')=udmem-mm-$m"
