@@ -160,6 +160,8 @@ struct bench_rec {
 	double max;
 	double ratio;		/* NaN when absent */
 	double minflt;
+	double pmd_entries;	/* touch: NaN when absent */
+	double pte_entries;
 	double syscalls;
 	double cache_ops;
 	double barriers;
