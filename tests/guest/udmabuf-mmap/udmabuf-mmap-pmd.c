@@ -7,8 +7,10 @@
  * the mapping, read()/write() and a forked child either way.
  *
  * The evidence is the driver's counters (mmap_pmd_entries, mmap_pte_entries)
- * and, independent of them, the minor faults: a PMD entry takes one fault
- * per 2 MiB, PTEs put in at mmap time none.
+ * and, independent of them, what the kernel reports: the minor faults (a
+ * PMD entry takes one fault per 2 MiB, PTEs put in at mmap time none) and
+ * the page-table memory of the process (VmPTE: 4 KiB of PTE table per
+ * 2 MiB mapped with PTEs, none for a PMD entry).
  */
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -21,6 +23,8 @@
 #define PG		4096UL
 /* Faults besides the mapping's own: the test's stack and libc. */
 #define FAULT_SLACK	4
+/* Page tables besides PTE tables: a PMD and a PUD table, in KiB. */
+#define PT_SLACK_KB	8
 
 /* The entries one mapping should get. */
 struct pmd_expect {
@@ -46,6 +50,22 @@ static long minflt(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_minflt;
+}
+
+/* The process's page-table memory in KiB (VmPTE of /proc/self/status). */
+static long vm_pte_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
 }
 
 static int attr_exists(const char *name, const char *attr)
@@ -94,6 +114,7 @@ static void need_pmd(const char *name)
 /* What one mapping did: entries counted by the driver, faults to touch it. */
 struct pmd_seen {
 	long pmd, pte, faults;
+	long pt_kb;	/* page tables the mapping added */
 };
 
 /*
@@ -107,6 +128,7 @@ static struct pmd_seen map_and_touch(const char *name, int oflags, uint64_t off,
 {
 	int fd = open_buf(name, O_RDWR | oflags);
 	long pmd0 = pmd_count(name), pte0 = sysfs_u64(name, "mmap_pte_entries"), f0;
+	long pt0 = vm_pte_kb();
 	struct pmd_seen s;
 	uint8_t *map, *copy;
 	pid_t pid;
@@ -118,11 +140,13 @@ static struct pmd_seen map_and_touch(const char *name, int oflags, uint64_t off,
 	f0 = minflt();
 	ut_fill(map, len, off, seed);
 	s.faults = minflt() - f0;
+	s.pt_kb = vm_pte_kb() - pt0;
+	ASSERT_TRUE(pt0 >= 0);
 	s.pmd = pmd_count(name) - pmd0;
 	s.pte = (long)sysfs_u64(name, "mmap_pte_entries") - pte0;
-	TH_LOG("%s off %#llx len %#llx at %p: pmd %ld pte %ld faults %ld", name,
-	       (unsigned long long)off, (unsigned long long)len, (void *)map, s.pmd, s.pte,
-	       s.faults);
+	TH_LOG("%s off %#llx len %#llx at %p: pmd %ld pte %ld faults %ld page tables %ld KiB",
+	       name, (unsigned long long)off, (unsigned long long)len, (void *)map, s.pmd,
+	       s.pte, s.faults, s.pt_kb);
 	copy = malloc(len);
 	ASSERT_TRUE(copy != NULL);
 	ASSERT_EQ(ut_pread_all(fd, copy, len, off), 0);
@@ -172,6 +196,14 @@ static void check_pmd_mapping(const char *var, uint64_t off)
 	/* one fault per PMD; the edges were mapped at mmap time */
 	EXPECT_GE(s.faults, (long)e.pmd);
 	EXPECT_LE(s.faults, (long)e.pmd + FAULT_SLACK);
+	/* PTE tables for the two edges at most, none for the middle */
+	EXPECT_LE(s.pt_kb, 2 * 4 + PT_SLACK_KB);
+}
+
+/* A mapping of len bytes made of PTEs has a 4 KiB table per 2 MiB. */
+static void expect_pte_tables(const struct pmd_seen *s, uint64_t len)
+{
+	EXPECT_GE(s->pt_kb, (long)(len / PMD_BYTES) * 4);
 }
 
 /* The 2 MiB-aligned reserved-memory pool of the device tree (udmabuf-ddr-c0). */
@@ -211,6 +243,7 @@ TEST(pmd_misplaced_mapping_falls_back_to_ptes)
 	EXPECT_EQ(s.pmd, 0);
 	EXPECT_EQ(s.pte, (long)(size / PG));
 	EXPECT_LE(s.faults, FAULT_SLACK);
+	expect_pte_tables(&s, size);
 	munmap(area, size + 2 * PMD_BYTES);
 }
 
@@ -227,6 +260,7 @@ TEST(pmd_osync_mapping_stays_ptes)
 	EXPECT_EQ(s.pmd, 0);
 	EXPECT_EQ(s.pte, (long)(size / PG));
 	EXPECT_LE(s.faults, FAULT_SLACK);
+	expect_pte_tables(&s, size);
 }
 
 /*
@@ -247,4 +281,54 @@ TEST(pmd_thp_disabled_process_maps_ptes_per_block)
 	EXPECT_EQ(s.pte, (long)(size / PG));
 	EXPECT_GE(s.faults, (long)e.pmd);
 	EXPECT_LE(s.faults, (long)e.pmd + FAULT_SLACK);
+	expect_pte_tables(&s, size);
+}
+
+/*
+ * A PMD-mapped mapping cut by mprotect() inside a 2 MiB block, and its
+ * first 2 MiB moved by mremap() one page off the memory's phase: the
+ * kernel splits those entries, the driver maps them again with PTEs, and
+ * every byte is still the buffer's (the suite's kernel-log-clean checks
+ * that no warning came with it).
+ */
+TEST(pmd_split_and_moved_mapping_keeps_data)
+{
+	uint64_t phys, size;
+	const char *name = pmd_buffer("UDMABUF_MMAP_BIG", &phys, &size);
+	int fd = open_buf(name, O_RDWR);
+	uint8_t *map, *area, *to, *moved;
+	long pmd0;
+
+	need_pmd(name);
+	ASSERT_TRUE(size >= 2 * PMD_BYTES);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	pmd0 = pmd_count(name);
+	ut_fill(map, size, 0, 61);
+	EXPECT_GT(pmd_count(name) - pmd0, 0);
+	/* a read-only page inside the block at 2 MiB splits it */
+	ASSERT_OK(mprotect(map + PMD_BYTES + PG, PG, PROT_READ));
+	ASSERT_PATTERN(map, size, 0, 61);
+	ASSERT_OK(mprotect(map + PMD_BYTES + PG, PG, PROT_READ | PROT_WRITE));
+	/* the first 2 MiB to an address one page off the phase */
+	area = mmap(NULL, 3 * PMD_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(area != MAP_FAILED);
+	to = (uint8_t *)(((uintptr_t)area + PMD_BYTES - 1) & ~(uintptr_t)(PMD_BYTES - 1)) + PG;
+	moved = mremap(map, PMD_BYTES, PMD_BYTES, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	ASSERT_TRUE(moved == to);
+	ASSERT_PATTERN(moved, PMD_BYTES, 0, 61);
+	ut_fill(moved, PMD_BYTES, 0, 62);
+	ASSERT_PATTERN(map + PMD_BYTES, size - PMD_BYTES, PMD_BYTES, 61);
+	munmap(moved, PMD_BYTES);
+	munmap(map + PMD_BYTES, size - PMD_BYTES);
+	munmap(area, 3 * PMD_BYTES);
+	{
+		uint8_t *copy = malloc(PMD_BYTES);
+
+		ASSERT_TRUE(copy != NULL);
+		ASSERT_EQ(ut_pread_all(fd, copy, PMD_BYTES, 0), 0);
+		ASSERT_PATTERN(copy, PMD_BYTES, 0, 62);
+		free(copy);
+	}
+	close(fd);
 }
