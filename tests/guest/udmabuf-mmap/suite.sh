@@ -5,7 +5,7 @@
 # 2 MiB-aligned memory maps with PMD entries where the kernel allows them.
 
 mm_cleanup() {
-	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin; do
+	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin udmem-mm-pmd; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
@@ -44,6 +44,20 @@ if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
 			eval "export UDMABUF_MMAP_$(echo "$m" | tr '[:lower:]' '[:upper:]')=udmem-mm-$m"
 		fi
 	done
+	# For the PMD tests, a buffer the driver maps itself (pfn mode): udmabuf0
+	# where its mode is on, or auto on a non-coherent device; else (x86: auto
+	# on a coherent device) a 4 MiB buffer in mode on.
+	mm_b0=/sys/class/u-dma-buf/udmabuf0
+	case "$(cat $mm_b0/quirk_mmap_mode)/$(cat $mm_b0/dma_coherent)" in
+	2/* | 3/0)
+		export UDMABUF_MMAP_PMD=udmabuf0
+		;;
+	*)
+		if echo "create udmem-mm-pmd 0x400000 quirk-mmap-on" > /dev/u-dma-buf-mgr; then
+			export UDMABUF_MMAP_PMD=udmem-mm-pmd
+		fi
+		;;
+	esac
 	tap_eq mode-page-attr 4 "$(cat /sys/class/u-dma-buf/udmem-mm-page/quirk_mmap_mode 2>/dev/null)"
 	udmem_run udmabuf-mmap
 else

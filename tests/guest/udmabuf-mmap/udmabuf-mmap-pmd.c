@@ -166,11 +166,20 @@ static struct pmd_seen map_and_touch(const char *name, int oflags, uint64_t off,
 	return s;
 }
 
-/* A buffer from $var with at least one 2 MiB-aligned physical block, or a skip. */
+/*
+ * A buffer from $var that maps through the driver's pfn path (mode on, or
+ * auto on a non-coherent device) and holds at least one 2 MiB-aligned
+ * physical block, or a skip.
+ */
 static const char *pmd_buffer(const char *var, uint64_t *phys, uint64_t *size)
 {
 	const char *name = env_buf(var);
+	uint64_t mode = sysfs_u64(name, "quirk_mmap_mode");
+	uint64_t coherent = sysfs_u64(name, "dma_coherent");
 
+	if (mode != 2 && !(mode == 3 && !coherent))
+		SKIP("%s maps through dma_mmap_coherent() or page mode (quirk_mmap_mode %llu, dma_coherent %llu)",
+		     name, (unsigned long long)mode, (unsigned long long)coherent);
 	*phys = sysfs_u64(name, "phys_addr");
 	*size = sysfs_u64(name, "size") & ~(PG - 1);
 	if (!pmd_expect(*phys, *size).pmd)
@@ -212,16 +221,16 @@ TEST(pmd_dt_pool_buffer_maps_2mib_entries)
 	check_pmd_mapping("UDMABUF_MMAP_DT", 0);
 }
 
-/* The module-parameter buffer (CMA, or the page allocator on x86). */
-TEST(pmd_big_buffer_maps_2mib_entries)
+/* udmabuf0 (CMA) where it is in a pfn mode, else a 4 MiB mode-on buffer. */
+TEST(pmd_pfn_mode_buffer_maps_2mib_entries)
 {
-	check_pmd_mapping("UDMABUF_MMAP_BIG", 0);
+	check_pmd_mapping("UDMABUF_MMAP_PMD", 0);
 }
 
 /* From page 1 on: the address still agrees with the memory, PTEs at the edges. */
 TEST(pmd_offset_mapping_maps_2mib_entries)
 {
-	check_pmd_mapping("UDMABUF_MMAP_BIG", PG);
+	check_pmd_mapping("UDMABUF_MMAP_PMD", PG);
 }
 
 /*
@@ -231,7 +240,7 @@ TEST(pmd_offset_mapping_maps_2mib_entries)
 TEST(pmd_misplaced_mapping_falls_back_to_ptes)
 {
 	uint64_t phys, size;
-	const char *name = pmd_buffer("UDMABUF_MMAP_BIG", &phys, &size);
+	const char *name = pmd_buffer("UDMABUF_MMAP_PMD", &phys, &size);
 	uint8_t *area, *at;
 	struct pmd_seen s;
 
@@ -251,7 +260,7 @@ TEST(pmd_misplaced_mapping_falls_back_to_ptes)
 TEST(pmd_osync_mapping_stays_ptes)
 {
 	uint64_t phys, size;
-	const char *name = pmd_buffer("UDMABUF_MMAP_BIG", &phys, &size);
+	const char *name = pmd_buffer("UDMABUF_MMAP_PMD", &phys, &size);
 	struct pmd_seen s;
 
 	if (!(sysfs_u64(name, "sync_mode") & 3))
@@ -270,7 +279,7 @@ TEST(pmd_osync_mapping_stays_ptes)
 TEST(pmd_thp_disabled_process_maps_ptes_per_block)
 {
 	uint64_t phys, size;
-	const char *name = pmd_buffer("UDMABUF_MMAP_BIG", &phys, &size);
+	const char *name = pmd_buffer("UDMABUF_MMAP_PMD", &phys, &size);
 	struct pmd_expect e = pmd_expect(phys, size);
 	struct pmd_seen s;
 
@@ -294,7 +303,7 @@ TEST(pmd_thp_disabled_process_maps_ptes_per_block)
 TEST(pmd_split_and_moved_mapping_keeps_data)
 {
 	uint64_t phys, size;
-	const char *name = pmd_buffer("UDMABUF_MMAP_BIG", &phys, &size);
+	const char *name = pmd_buffer("UDMABUF_MMAP_PMD", &phys, &size);
 	int fd = open_buf(name, O_RDWR);
 	uint8_t *map, *area, *to, *moved;
 	long pmd0;

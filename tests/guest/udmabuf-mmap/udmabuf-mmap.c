@@ -6,6 +6,7 @@
  *   UDMABUF_MMAP_BIG   a 32 MiB buffer (4 MiB where there is no CMA)
  *   UDMABUF_MMAP_ON, _OFF, _AUTO, _PAGE   1 MiB buffers in each mmap mode
  *   UDMABUF_MMAP_DT    the device tree's buffer in a 2 MiB-aligned pool, if any
+ *   UDMABUF_MMAP_PMD   BIG where it maps in a pfn mode, else 4 MiB in mode on
  * Fault counts are printed as "# faults=N" TAP diagnostics.
  *
  * This file holds the fault count, round-trip and mmap error tests;
