@@ -29,8 +29,12 @@ enum bench_sync_method {
 	BENCH_SYNC_IOCTL,	/* one ioctl on the open device */
 	BENCH_SYNC_SYSFS,	/* open + write(packed command) + close */
 	BENCH_SYNC_SYSFS_ATTRS,	/* offset, size, direction, then go: 4 x 3 */
+	BENCH_SYNC_IOCTL_PAGES,	/* one ioctl per page of the range (seed 004) */
 	BENCH_SYNC_METHODS,
 };
+
+/* The step of BENCH_SYNC_IOCTL_PAGES. */
+#define BENCH_SYNC_PAGE		4096ull
 
 enum bench_dir {
 	BENCH_DIR_BIDIR = 0,
@@ -160,6 +164,8 @@ struct bench_rec {
 	double max;
 	double ratio;		/* NaN when absent */
 	double minflt;
+	double pmd_entries;	/* touch: NaN when absent */
+	double pte_entries;
 	double syscalls;
 	double cache_ops;
 	double barriers;

@@ -154,6 +154,8 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->max = bench_json_num(line, "max");
 	r->ratio = bench_json_num(line, "ratio");
 	r->minflt = bench_json_num(line, "minflt");
+	r->pmd_entries = bench_json_num(line, "pmd_entries");
+	r->pte_entries = bench_json_num(line, "pte_entries");
 	r->syscalls = bench_json_num(line, "syscalls");
 	r->cache_ops = bench_json_num(line, "cache_ops");
 	r->barriers = bench_json_num(line, "barriers");

@@ -14,10 +14,21 @@
 #include "bench.h"
 #include "bench-priv.h"
 
-/* Cache-maintenance operations one sync issues: lines covered + 1 barrier. */
+/* The system calls (and driver calls) one sync of size bytes takes. */
+static uint64_t bench_sync_calls(enum bench_sync_method m, uint64_t size)
+{
+	if (m == BENCH_SYNC_IOCTL_PAGES)
+		return (size + BENCH_SYNC_PAGE - 1) / BENCH_SYNC_PAGE;
+	return bench_sync_syscalls(m);
+}
+
+/*
+ * Cache-maintenance operations one sync issues: lines covered + 1 barrier,
+ * a barrier per call for the page-by-page method.
+ */
 static void bench_cache_model(const struct bench_ctx *c,
-			      const struct bench_target *t, uint64_t off,
-			      uint64_t size, uint64_t *ops, int *barriers)
+			      const struct bench_target *t, enum bench_sync_method m,
+			      uint64_t off, uint64_t size, uint64_t *ops, int *barriers)
 {
 	uint64_t line = t->cache_line > 0 ? t->cache_line :
 			c->si.cache_line > 0 ? c->si.cache_line : 64;
@@ -30,7 +41,7 @@ static void bench_cache_model(const struct bench_ctx *c,
 		return;
 	}
 	*ops = (end - start) / line;
-	*barriers = 1;
+	*barriers = m == BENCH_SYNC_IOCTL_PAGES ? (int)bench_sync_calls(m, size) : 1;
 }
 
 static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
@@ -57,7 +68,8 @@ static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
 		us[i] = (bench_now() - t0) * 1e6;
 	}
 	counted = counted && !err && !bench_target_counters(t, fd, &c1) &&
-		  c1.calls - c0.calls == (uint64_t)reps;
+		  c1.calls - c0.calls == (uint64_t)reps *
+			(m == BENCH_SYNC_IOCTL_PAGES ? bench_sync_calls(m, size) : 1);
 	if (!err) {
 		bench_stat_of(&st, us, reps);
 		if (counted) {
@@ -65,7 +77,7 @@ static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
 			ops = (c1.lines - c0.lines) / reps;
 			barriers = (c1.barriers - c0.barriers) / reps;
 		} else {
-			bench_cache_model(c, t, off, size, &ops, &barriers);
+			bench_cache_model(c, t, m, off, size, &ops, &barriers);
 		}
 		bench_json_begin(&c->out, "sync");
 		bench_json_kv_s(&c->out, "target", t->name);
@@ -79,7 +91,7 @@ static int bench_sync_point(struct bench_ctx *c, const struct bench_target *t,
 		bench_json_kv_f(&c->out, "median", st.median);
 		bench_json_kv_f(&c->out, "min", st.min);
 		bench_json_kv_f(&c->out, "max", st.max);
-		bench_json_kv_i(&c->out, "syscalls", bench_sync_syscalls(m));
+		bench_json_kv_i(&c->out, "syscalls", bench_sync_calls(m, size));
 		bench_json_kv_u(&c->out, "cache_ops", ops);
 		bench_json_kv_i(&c->out, "barriers", barriers);
 		bench_json_kv_s(&c->out, "cache_ops_source",
@@ -120,6 +132,9 @@ void bench_sync_sweep(struct bench_ctx *c, const struct bench_target *t)
 				continue;
 			if (m == BENCH_SYNC_SYSFS_ATTRS &&
 			    size != BENCH_SYNC_MIN && !last)
+				continue;
+			/* page by page against one range: the whole buffer only */
+			if (m == BENCH_SYNC_IOCTL_PAGES && (!t->has_ioctl || !last))
 				continue;
 			err = bench_sync_point(c, t, fd, m, false, 0, size);
 			if (!err)

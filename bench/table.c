@@ -15,7 +15,8 @@ static const char bench_title_bw[] =
 static const char bench_title_ratio[] =
 	"\nmmap against read()/write() (>= 1.00: the mapping is at least as fast)\n";
 static const char bench_title_touch[] =
-	"\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults)\n";
+	"\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults;\n"
+	"PMD/PTE entries = the 2 MiB and 4 KiB entries u-dma-buf put in, - where not reported)\n";
 static const char bench_note_emulated[] =
 	"EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
 	"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
@@ -166,17 +167,22 @@ static void bench_table_touch(FILE *f, const struct bench_run *run)
 	int i;
 
 	fputs(bench_title_touch, f);
-	fprintf(f, "%-22s %-8s %-7s %-8s %-10s %-12s\n", "target", "size", "access",
-		"pages", "faults", "time us");
+	fprintf(f, "%-22s %-8s %-7s %-8s %-10s %-12s %s\n", "target", "size", "access",
+		"pages", "faults", "time us", "PMD/PTE entries");
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];
+		char ent[48] = "-";
 
 		if (strcmp(r->type, "touch"))
 			continue;
-		fprintf(f, "%-22s %-8s %-7s %-8llu %-10.0f %-12.0f\n", r->target,
+		if (!isnan(r->pmd_entries))
+			snprintf(ent, sizeof(ent), "%.0f/%.0f", r->pmd_entries, r->pte_entries);
+		else if (!isnan(r->pte_entries))
+			snprintf(ent, sizeof(ent), "-/%.0f", r->pte_entries);
+		fprintf(f, "%-22s %-8s %-7s %-8llu %-10.0f %-12.0f %s\n", r->target,
 			bench_size_str(r->size, size, sizeof(size)), r->access,
 			(unsigned long long)(r->size / 4096), r->minflt,
-			r->median);
+			r->median, ent);
 	}
 }
 

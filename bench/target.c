@@ -133,6 +133,8 @@ int bench_sync_syscalls(enum bench_sync_method method)
 		return 1;
 	case BENCH_SYNC_SYSFS:
 		return 3;
+	case BENCH_SYNC_IOCTL_PAGES:
+		return 1;	/* per page */
 	default:
 		return 12;
 	}
@@ -145,6 +147,8 @@ const char *bench_sync_method_name(enum bench_sync_method method)
 		return "ioctl";
 	case BENCH_SYNC_SYSFS:
 		return "sysfs";
+	case BENCH_SYNC_IOCTL_PAGES:
+		return "ioctl-pages";
 	default:
 		return "sysfs-attrs";
 	}
@@ -235,6 +239,23 @@ static int bench_sync_attrs(const struct bench_target *t, bool for_device,
 				 "1");
 }
 
+/*
+ * The range one page at a time, one ioctl each: how a driver without range
+ * syncs (seed 004's IIO buffers before the fix) keeps a large buffer.
+ */
+static int bench_sync_pages(const struct bench_target *t, int fd, bool for_device,
+			    uint64_t offset, uint64_t size, enum bench_dir dir)
+{
+	uint64_t done, n;
+	int err = 0;
+
+	for (done = 0; done < size && !err; done += n) {
+		n = size - done < BENCH_SYNC_PAGE ? size - done : BENCH_SYNC_PAGE;
+		err = bench_sync_ioctl(t, fd, for_device, offset + done, n, dir);
+	}
+	return err;
+}
+
 int bench_target_sync(const struct bench_target *t, int fd,
 		      enum bench_sync_method method, bool for_device,
 		      uint64_t offset, uint64_t size, enum bench_dir dir)
@@ -246,6 +267,8 @@ int bench_target_sync(const struct bench_target *t, int fd,
 		return bench_sync_ioctl(t, fd, for_device, offset, size, dir);
 	case BENCH_SYNC_SYSFS:
 		return bench_sync_packed(t, for_device, offset, size, dir);
+	case BENCH_SYNC_IOCTL_PAGES:
+		return bench_sync_pages(t, fd, for_device, offset, size, dir);
 	default:
 		return bench_sync_attrs(t, for_device, offset, size, dir);
 	}

@@ -16,8 +16,32 @@
 #include "bench-priv.h"
 
 /*
+ * The driver's count of the entries it put into user mappings (u-dma-buf's
+ * mmap_pmd_entries, mmap_pte_entries), or -1 where it has none.
+ */
+static long long bench_touch_entries(const struct bench_target *t, const char *attr)
+{
+	long long v;
+
+	if (t->class == BENCH_ANON || bench_target_read_int(t, attr, &v))
+		return -1;
+	return v;
+}
+
+/* One count into the record: the difference, or null where there is none. */
+static void bench_touch_kv_entries(struct bench_ctx *c, const char *key, long long before,
+				   long long after)
+{
+	if (before < 0 || after < 0)
+		bench_json_kv_null(&c->out, key);
+	else
+		bench_json_kv_i(&c->out, key, after - before);
+}
+
+/*
  * Fresh mapping, one read (or one write) per page: how many faults, how
- * long.  Writes matter on their own: a CPU without hardware dirty-bit
+ * long, and (u-dma-buf) how many PMD and PTE entries the driver put in for
+ * it, from the last run.  Writes matter on their own: a CPU without hardware dirty-bit
  * management (Cortex-A53, A9, U54) traps the first write to a clean PTE.
  */
 static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
@@ -28,6 +52,7 @@ static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
 	double *us, *flt;
 	struct bench_stat sus, sflt;
 	int runs = c->opt.runs, r, err = 0;
+	long long pmd0 = -1, pmd1 = -1, pte0 = -1, pte1 = -1;
 
 	size -= size % page;
 	us = calloc(runs, sizeof(*us));
@@ -66,6 +91,8 @@ static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
 				close(fd);
 			break;
 		}
+		pmd0 = bench_touch_entries(t, "mmap_pmd_entries");
+		pte0 = bench_touch_entries(t, "mmap_pte_entries");
 		f0 = bench_minflt();
 		t0 = bench_now();
 		for (off = 0; off < size; off += page) {
@@ -76,6 +103,8 @@ static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
 		}
 		us[r] = (bench_now() - t0) * 1e6;
 		flt[r] = bench_minflt() - f0;
+		pmd1 = bench_touch_entries(t, "mmap_pmd_entries");
+		pte1 = bench_touch_entries(t, "mmap_pte_entries");
 		munmap((void *)map, size);
 		if (fd >= 0)
 			close(fd);
@@ -94,6 +123,8 @@ static void bench_touch_one(struct bench_ctx *c, const struct bench_target *t,
 		bench_json_kv_i(&c->out, "runs", runs);
 		bench_json_kv_f(&c->out, "minflt", sflt.median);
 		bench_json_kv_f(&c->out, "minflt_max", sflt.max);
+		bench_touch_kv_entries(c, "pmd_entries", pmd0, pmd1);
+		bench_touch_kv_entries(c, "pte_entries", pte0, pte1);
 		bench_json_kv_s(&c->out, "unit", "us");
 		bench_json_kv_f(&c->out, "median", sus.median);
 		bench_json_kv_f(&c->out, "min", sus.min);

@@ -220,4 +220,48 @@ static inline int udmem_dev_set_dma_coherent(struct device *dev)
 #define udmem_nth_page(page, n)		((page) + (n))
 #endif
 
+/*
+ * 2 MiB user mappings of page frames.  6.12 gave PMD entries a "special"
+ * bit (ARCH_SUPPORTS_PMD_PFNMAP, with THP), so that GUP-fast and the rmap
+ * leave a PMD of a VM_PFNMAP mapping alone as they leave its special PTEs;
+ * before, such an entry had no such bit and looked like a THP to GUP-fast.
+ * So older kernels (and architectures without it) get PTEs only: there
+ * UDMEM_HUGE_FAULT() and UDMEM_GET_UNMAPPED_AREA() give NULL.  ->huge_fault
+ * takes the entry's order since 6.6, which is older than 6.12.
+ * vmf_insert_pfn_pmd() took a pfn_t until pfn_t went away (6.17), a plain
+ * pfn after; built against 6.12 and sid's 7.2 only, so the 6.17 boundary is
+ * not checked against the kernels in between.
+ */
+#if IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) && IS_ENABLED(CONFIG_ARCH_SUPPORTS_PMD_PFNMAP)
+#define UDMEM_PMD_PFNMAP		1
+#define UDMEM_HUGE_FAULT(fn)		(fn)
+#define UDMEM_GET_UNMAPPED_AREA(fn)	(fn)
+#define udmem_thp_get_unmapped_area(file, addr, len, pgoff, flags) \
+	thp_get_unmapped_area(file, addr, len, pgoff, flags)
+#if UDMEM_KERNEL_BEFORE(6, 17, 0)
+#include <linux/pfn_t.h>
+#define udmem_vmf_insert_pfn_pmd(vmf, pfn, write) \
+	vmf_insert_pfn_pmd(vmf, __pfn_to_pfn_t(pfn, 0), write)
+#else
+#define udmem_vmf_insert_pfn_pmd(vmf, pfn, write)	vmf_insert_pfn_pmd(vmf, pfn, write)
+#endif
+#else
+#define UDMEM_PMD_PFNMAP		0
+#define UDMEM_HUGE_FAULT(fn)		NULL
+#define UDMEM_GET_UNMAPPED_AREA(fn)	NULL
+static inline vm_fault_t udmem_vmf_insert_pfn_pmd(struct vm_fault *vmf, unsigned long pfn,
+						  bool write)
+{
+	return VM_FAULT_FALLBACK;
+}
+
+/* Never called: there is no get_unmapped_area to call it. */
+static inline unsigned long udmem_thp_get_unmapped_area(struct file *file, unsigned long addr,
+							unsigned long len, unsigned long pgoff,
+							unsigned long flags)
+{
+	return -ENOMEM;
+}
+#endif
+
 #endif /* UDMEM_COMPAT_H */

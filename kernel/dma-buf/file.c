@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "udmabuf.h"
 
 static int udmabuf_open(struct inode *inode, struct file *file)
@@ -168,6 +169,7 @@ const struct file_operations udmabuf_fops = {
 	.write = udmabuf_write,
 	.llseek = udmabuf_llseek,
 	.mmap = udmabuf_mmap,
+	.get_unmapped_area = UDMEM_GET_UNMAPPED_AREA(udmabuf_get_unmapped_area),
 	.unlocked_ioctl = udmabuf_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

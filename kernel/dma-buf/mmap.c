@@ -9,6 +9,17 @@
  * for mode "off" and for memory without usable page frames.  The fault
  * handler only refills pages that were zapped afterwards.
  *
+ * One exception: on kernels with special PMD entries (compat.h), a cached
+ * pfn-mode mapping whose virtual and physical addresses agree modulo 2 MiB
+ * maps its 2 MiB-aligned middle with PMD entries, one fault per 2 MiB
+ * (->huge_fault), and only its edges with PTEs at mmap time.  The file's
+ * get_unmapped_area() picks such an address (not for an exported dma-buf,
+ * whose file is the dma-buf core's).  Uncached mappings stay one
+ * remap_pfn_range(): x86's PAT gives an entry inserted by a fault the
+ * memory type the RAM has, not the one asked for.  Page mode stays PTEs:
+ * its pages are not one folio.  buf->map_pmd and map_pte count the entries
+ * we install.
+ *
  * Cache attributes follow the reference driver: the quirk modes map cached
  * unless O_SYNC or sync_mode bit 2 asks for sync_mode's attribute; mode off
  * (and auto on a coherent device) gets dma_mmap_coherent()'s attribute.
@@ -64,6 +75,42 @@ static pgprot_t udmabuf_prot_dirty(pgprot_t prot)
 	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
 }
 
+static const struct vm_operations_struct udmabuf_vm_ops_pmd;
+
+/*
+ * A fault in the middle of a mapping meant for PMD entries that the kernel
+ * did not hand to udmabuf_vm_huge_fault() (THP disabled for the system or
+ * the process) or that it refused: map the whole 2 MiB block around it
+ * with PTEs, so that touching the middle still costs one fault per 2 MiB.
+ * The pages other than the faulting one are best effort.
+ */
+static vm_fault_t udmabuf_vm_fault_block(struct vm_fault *vmf, struct udmabuf_view *view)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct udmabuf *buf = view->buf;
+	unsigned long block = vmf->address & PMD_MASK;
+	unsigned long start = max(block, vma->vm_start);
+	unsigned long end = min(block + PMD_SIZE, vma->vm_end);
+	unsigned long first = buf->pfn + (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
+	unsigned long npages = view->len >> PAGE_SHIFT;
+	/* young and dirty as at mmap time (mmap_region() reset vm_page_prot) */
+	pgprot_t prot = udmabuf_prot_dirty(vma->vm_page_prot);
+	unsigned long addr, idx;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		idx = (addr - vma->vm_start) >> PAGE_SHIFT;
+		if (vma->vm_pgoff + idx >= npages)
+			break;
+		if (vmf_insert_pfn_prot(vma, addr, first + idx, prot) != VM_FAULT_NOPAGE)
+			continue;
+		atomic_long_inc(&buf->map_pte);
+		if (addr == (vmf->address & PAGE_MASK))
+			ret = VM_FAULT_NOPAGE;
+	}
+	return ret;
+}
+
 static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -71,16 +118,63 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	struct udmabuf *buf = view->buf;
 	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
 	unsigned long idx;
+	vm_fault_t ret;
 
 	if (off >= view->len)
 		return VM_FAULT_SIGBUS;
 	idx = (view->base + off) >> PAGE_SHIFT;
 	if (buf->debug_vma & 2)
 		dev_info(buf->dma_dev, "%s: fault at page %lu\n", buf->name, idx);
+	if (vma->vm_ops == &udmabuf_vm_ops_pmd)
+		return udmabuf_vm_fault_block(vmf, view);
 	/* A normal page again, not a special PTE: GUP and O_DIRECT need it. */
 	if (buf->pages)
-		return vmf_insert_page(vma, vmf->address, buf->pages[idx]);
-	return vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx, vma->vm_page_prot);
+		ret = vmf_insert_page(vma, vmf->address, buf->pages[idx]);
+	else
+		ret = vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx,
+					  vma->vm_page_prot);
+	if (ret == VM_FAULT_NOPAGE)
+		atomic_long_inc(&buf->map_pte);
+	return ret;
+}
+
+#define UDMABUF_PMD_PAGES	(PMD_SIZE >> PAGE_SHIFT)
+
+/*
+ * A 2 MiB entry for the aligned 2 MiB around the fault, or a fallback to
+ * udmabuf_vm_fault() when that range leaves the VMA or the view, or when
+ * its page frames do not start on a 2 MiB boundary (a VMA that mremap()
+ * moved to an address that no longer agrees with them).
+ */
+static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
+						       unsigned int order)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct udmabuf_view *view = vma->vm_private_data;
+	struct udmabuf *buf = view->buf;
+	unsigned long addr = vmf->address & PMD_MASK;
+	unsigned long npages = view->len >> PAGE_SHIFT;
+	unsigned long pgoff, pfn;
+	vm_fault_t ret;
+
+	if (order != PMD_SHIFT - PAGE_SHIFT || buf->pages)
+		return VM_FAULT_FALLBACK;
+	if (addr < vma->vm_start || vma->vm_end - addr < PMD_SIZE)
+		return VM_FAULT_FALLBACK;
+	pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	if (pgoff > npages || npages - pgoff < UDMABUF_PMD_PAGES)
+		return VM_FAULT_FALLBACK;
+	pfn = buf->pfn + (view->base >> PAGE_SHIFT) + pgoff;
+	if (pfn & (UDMABUF_PMD_PAGES - 1))
+		return VM_FAULT_FALLBACK;
+	if (buf->debug_vma & 2)
+		dev_info(buf->dma_dev, "%s: pmd fault at page %lu\n", buf->name,
+			 (unsigned long)(view->base >> PAGE_SHIFT) + pgoff);
+	/* Young and dirty at once, as the PTEs made at mmap time. */
+	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, true);
+	if (ret == VM_FAULT_NOPAGE)
+		atomic_long_inc(&buf->map_pmd);
+	return ret;
 }
 
 static void udmabuf_vm_open(struct vm_area_struct *vma)
@@ -107,6 +201,88 @@ static const struct vm_operations_struct udmabuf_vm_ops = {
 	.fault = udmabuf_vm_fault,
 };
 
+/* The same with 2 MiB entries, for the mappings that may hold them. */
+static const struct vm_operations_struct udmabuf_vm_ops_pmd = {
+	.open = udmabuf_vm_open,
+	.close = udmabuf_vm_close,
+	.fault = udmabuf_vm_fault,
+	.huge_fault = UDMEM_HUGE_FAULT(udmabuf_vm_huge_fault),
+};
+
+/* Do page frames from @pfn on agree with @addr modulo 2 MiB? */
+static bool udmabuf_pmd_congruent(unsigned long addr, unsigned long pfn)
+{
+	return !((addr ^ (pfn << PAGE_SHIFT)) & ~PMD_MASK);
+}
+
+/* remap_pfn_range() of [from, to), counted; nothing when it is empty. */
+static int udmabuf_remap_part(struct udmabuf *buf, struct vm_area_struct *vma,
+			      unsigned long from, unsigned long to, unsigned long pfn)
+{
+	int ret;
+
+	if (from >= to)
+		return 0;
+	ret = remap_pfn_range(vma, from, pfn, to - from, vma->vm_page_prot);
+	if (!ret)
+		atomic_long_add((to - from) >> PAGE_SHIFT, &buf->map_pte);
+	return ret;
+}
+
+/*
+ * Map the VMA from page frame @pfn on.  A cached mapping that can hold PMD
+ * entries gets PTEs at its edges now and leaves its 2 MiB-aligned middle
+ * to udmabuf_vm_huge_fault(); any other gets one remap of all of it.
+ */
+static int udmabuf_remap(struct udmabuf *buf, struct vm_area_struct *vma,
+			 unsigned long pfn, bool cached)
+{
+	unsigned long start = vma->vm_start, end = vma->vm_end;
+	unsigned long mid = end, mid_end = end;
+	int ret;
+
+	if (UDMEM_PMD_PFNMAP && cached && udmabuf_pmd_congruent(start, pfn) &&
+	    ALIGN(start, PMD_SIZE) < (end & PMD_MASK)) {
+		mid = ALIGN(start, PMD_SIZE);
+		mid_end = end & PMD_MASK;
+		vma->vm_ops = &udmabuf_vm_ops_pmd;
+		/* THP's "madvise" setting asks for this; "never" still wins. */
+		udmem_vm_flags_set(vma, VM_HUGEPAGE);
+	}
+	ret = udmabuf_remap_part(buf, vma, start, mid, pfn);
+	if (!ret)
+		ret = udmabuf_remap_part(buf, vma, mid_end, end,
+					 pfn + ((mid_end - start) >> PAGE_SHIFT));
+	return ret;
+}
+
+/**
+ * udmabuf_get_unmapped_area() - a place for a mapping of /dev/<name>
+ * @file: the buffer's file
+ * @addr: the hint, or the address of MAP_FIXED
+ * @len: the length
+ * @pgoff: the page offset into the buffer
+ * @flags: the mmap flags
+ *
+ * THP's choice, which makes (address - pgoff * PAGE_SIZE) a multiple of
+ * 2 MiB where the length allows: given the page frame instead of the
+ * offset, the address agrees with the memory modulo 2 MiB, as PMD entries
+ * need.  The offset is only a hint to the search (cache colouring).
+ *
+ * Return: the address, or a negative error.
+ */
+unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags)
+{
+	struct udmabuf *buf = file->private_data;
+
+	if (buf->pfn_ok && !buf->pages && udmabuf_mmap_quirk(buf) &&
+	    pgoff < (buf->alloc_size >> PAGE_SHIFT))
+		pgoff += buf->pfn;
+	return udmem_thp_get_unmapped_area(file, addr, len, pgoff, flags);
+}
+
 /**
  * udmabuf_mmap_range() - map (part of) a view into a VMA
  * @view: the buffer or exported range; vma->vm_pgoff is relative to it
@@ -123,6 +299,8 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	unsigned long npages = view->len >> PAGE_SHIFT;
 	unsigned long pages = vma_pages(vma);
 	unsigned long first, num;
+	bool cached;
+	pgprot_t prot;
 	int ret;
 
 	if (!(vma->vm_flags & VM_MAYSHARE))
@@ -130,8 +308,9 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
 		return -EINVAL;
 	/* sync_mode may change under us; one read decides this mapping. */
-	vma->vm_page_prot = udmabuf_prot_dirty(udmabuf_mmap_prot(buf, vma->vm_page_prot,
-								 force_sync));
+	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync);
+	cached = pgprot_val(prot) == pgprot_val(vma->vm_page_prot);
+	vma->vm_page_prot = udmabuf_prot_dirty(prot);
 	if (buf->debug_vma & 1)
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
 			 vma->vm_pgoff, pages);
@@ -143,6 +322,8 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		ret = dma_mmap_coherent(buf->dma_dev, vma, buf->virt + view->base,
 					buf->dma_addr + view->base, view->len);
 		udmem_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+		if (!ret)
+			atomic_long_add(pages, &buf->map_pte);
 		return ret;
 	}
 
@@ -154,6 +335,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
 		num = pages;
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &num);
+		atomic_long_add(pages - num, &buf->map_pte);
 		/*
 		 * vm_insert_pages() says -EFAULT when it cannot allocate a page
 		 * table above the PTE level; the range was checked above, so it
@@ -162,6 +344,5 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		return ret == -EFAULT ? -ENOMEM : ret;
 	}
 	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	return remap_pfn_range(vma, vma->vm_start, buf->pfn + first,
-			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
+	return udmabuf_remap(buf, vma, buf->pfn + first, cached);
 }

@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/sysfs.h>
 
+#include "compat.h"
 #include "udmabuf.h"
 
 /*
@@ -290,6 +291,25 @@ static ssize_t ioctl_version_show(struct device *dev, struct device_attribute *a
 }
 static DEVICE_ATTR_RO(ioctl_version);
 
+/* The entries mmap() and faults installed in user mappings, PMD and PTE. */
+static ssize_t mmap_pmd_entries_show(struct device *dev, struct device_attribute *attr,
+				     char *page)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->map_pmd));
+}
+static DEVICE_ATTR_RO(mmap_pmd_entries);
+
+static ssize_t mmap_pte_entries_show(struct device *dev, struct device_attribute *attr,
+				     char *page)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->map_pte));
+}
+static DEVICE_ATTR_RO(mmap_pte_entries);
+
 static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_driver_version.attr,
 	&dev_attr_size.attr,
@@ -306,11 +326,22 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_debug_vma.attr,
 	&dev_attr_debug_export.attr,
 	&dev_attr_ioctl_version.attr,
+	&dev_attr_mmap_pmd_entries.attr,
+	&dev_attr_mmap_pte_entries.attr,
 	NULL
 };
 
+/* mmap_pmd_entries exists where the kernel lets us map 2 MiB (compat.h). */
+static umode_t udmabuf_attr_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	if (attr == &dev_attr_mmap_pmd_entries.attr && !UDMEM_PMD_PFNMAP)
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group udmabuf_group = {
 	.attrs = udmabuf_attrs,
+	.is_visible = udmabuf_attr_visible,
 };
 
 const struct attribute_group *udmabuf_groups[] = {

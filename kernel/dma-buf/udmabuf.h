@@ -12,6 +12,7 @@
 #ifndef UDMEM_UDMABUF_H
 #define UDMEM_UDMABUF_H
 
+#include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/dma-direction.h>
 #include <linux/fs.h>
@@ -109,6 +110,8 @@ struct udmabuf {
 	u64 sync_for_device;
 	unsigned int exports;		/* live dma-buf exports */
 	u32 debug_vma;			/* bit 0 mmap/open/close, bit 1 faults */
+	atomic_long_t map_pmd;		/* PMD entries put in user mappings */
+	atomic_long_t map_pte;		/* PTE entries put in user mappings */
 	u32 debug_export;		/* 1: log exports */
 };
 
@@ -209,6 +212,9 @@ extern const struct file_operations udmabuf_fops;
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		       bool force_sync);
 bool udmabuf_mmap_quirk(const struct udmabuf *buf);
+unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags);
 
 /* ioctl.c */
 long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

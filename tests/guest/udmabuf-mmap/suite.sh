@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # udmabuf-mmap: u-dma-buf mappings cost no page fault per page (goal: touching
 # a 32 MiB buffer once takes <= 16 minor faults; the reference takes 8192),
-# every mmap mode reads back what read/write see, and page mode is GUP-able.
+# every mmap mode reads back what read/write see, page mode is GUP-able, and
+# 2 MiB-aligned memory maps with PMD entries where the kernel allows them.
 
 mm_cleanup() {
-	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin; do
+	for b in udmem-mm-on udmem-mm-off udmem-mm-auto udmem-mm-page udmem-mm-pin udmem-mm-pmd; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
@@ -34,11 +35,29 @@ else
 fi
 if [ $mm_ok = 1 ] && udmem_insmod u-dma-buf-mgr; then
 	export UDMABUF_MMAP_BIG=udmabuf0
+	# The device tree's 32 MiB buffer in a 2 MiB-aligned CMA pool (PMD tests).
+	if [ -e /dev/udmabuf-ddr-c0 ]; then
+		export UDMABUF_MMAP_DT=udmabuf-ddr-c0
+	fi
 	for m in on off auto page; do
 		if echo "create udmem-mm-$m 0x100000 quirk-mmap-$m" > /dev/u-dma-buf-mgr; then
 			eval "export UDMABUF_MMAP_$(echo "$m" | tr '[:lower:]' '[:upper:]')=udmem-mm-$m"
 		fi
 	done
+	# For the PMD tests, a buffer the driver maps itself (pfn mode): udmabuf0
+	# where its mode is on, or auto on a non-coherent device; else (x86: auto
+	# on a coherent device) a 4 MiB buffer in mode on.
+	mm_b0=/sys/class/u-dma-buf/udmabuf0
+	case "$(cat $mm_b0/quirk_mmap_mode)/$(cat $mm_b0/dma_coherent)" in
+	2/* | 3/0)
+		export UDMABUF_MMAP_PMD=udmabuf0
+		;;
+	*)
+		if echo "create udmem-mm-pmd 0x400000 quirk-mmap-on" > /dev/u-dma-buf-mgr; then
+			export UDMABUF_MMAP_PMD=udmem-mm-pmd
+		fi
+		;;
+	esac
 	tap_eq mode-page-attr 4 "$(cat /sys/class/u-dma-buf/udmem-mm-page/quirk_mmap_mode 2>/dev/null)"
 	udmem_run udmabuf-mmap
 else

@@ -5,11 +5,14 @@
  * The buffers come from suite.sh, named by environment variables:
  *   UDMABUF_MMAP_BIG   a 32 MiB buffer (4 MiB where there is no CMA)
  *   UDMABUF_MMAP_ON, _OFF, _AUTO, _PAGE   1 MiB buffers in each mmap mode
+ *   UDMABUF_MMAP_DT    the device tree's buffer in a 2 MiB-aligned pool, if any
+ *   UDMABUF_MMAP_PMD   BIG where it maps in a pfn mode, else 4 MiB in mode on
  * Fault counts are printed as "# faults=N" TAP diagnostics.
  *
  * This file holds the fault count, round-trip and mmap error tests;
- * udmabuf-mmap-pages.c the page-mode pinning tests and udmabuf-mmap-speed.c
- * the bandwidth diagnostic, which run after them, in that order.
+ * udmabuf-mmap-pages.c the page-mode pinning tests, udmabuf-mmap-pmd.c the
+ * 2 MiB entry tests and udmabuf-mmap-speed.c the bandwidth diagnostic, which
+ * run after them, in that order.
  */
 #include "udmabuf-mmap.h"
 
