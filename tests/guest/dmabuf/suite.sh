@@ -152,8 +152,8 @@ else
 	db_unload
 fi
 
-# vivid (V4L2): capture into exports, with vb2-dma-contig (allocators=1) so
-# vivid maps the exports for its device
+# vivid (V4L2): capture into exports and output from them, with
+# vb2-dma-contig (allocators=1) so vivid maps the exports for its device
 if ! db_kmods mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
 		videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc; then
 	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
@@ -161,21 +161,23 @@ elif [ ! -f /udmem/kmods/vivid.ko ]; then
 	tap_skip vivid "no vivid module in this kernel"
 elif ! insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1; then
 	tap_fail vivid/setup "insmod vivid failed"
-elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x100000; then
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x200000; then
 	tap_fail vivid/setup "insmod u-dma-buf failed"
 	rmmod vivid
 else
 	db_cap=
+	db_out=
 	for _v in /sys/class/video4linux/video*; do
 		case $(cat "$_v/name" 2>/dev/null) in
-		*vid-cap*) db_cap=/dev/${_v##*/}; break ;;
+		*vid-cap*) [ -n "$db_cap" ] || db_cap=/dev/${_v##*/} ;;
+		*vid-out*) [ -n "$db_out" ] || db_out=/dev/${_v##*/} ;;
 		esac
 	done
-	if [ -z "$db_cap" ]; then
-		tap_fail vivid/setup "vivid loaded but no vid-cap node"
+	if [ -z "$db_cap" ] || [ -z "$db_out" ]; then
+		tap_fail vivid/setup "vivid loaded but no vid-cap or vid-out node: $db_cap $db_out"
 	else
 		udmem_run UDMEM_SUITE="$UDMEM_SUITE/vivid" UDMABUF_DEV=udmabuf0 \
-			DMABUF_VIVID="$db_cap" dmabuf-v4l2
+			DMABUF_VIVID="$db_cap" DMABUF_VIVID_OUT="$db_out" dmabuf-v4l2
 	fi
 	db_unload
 	rmmod vivid
