@@ -60,7 +60,7 @@ static inline int ut_vgem_open(void)
 	return fd;
 }
 
-/* A dumb buffer of pages pages on the DRM file dfd: its handle, or -errno. */
+/* A dumb buffer of that many pages on the DRM file dfd: its handle, or -errno. */
 static inline long ut_vgem_create(int dfd, uint32_t pages)
 {
 	struct ut_drm_create_dumb c = { .height = pages, .width = ut_page() / 4, .bpp = 32 };
@@ -101,7 +101,7 @@ static inline int ut_gem_close(int dfd, uint32_t handle)
 }
 
 /*
- * A vgem buffer of pages pages as a DMA-BUF fd, its DRM file in *dfd (the
+ * A vgem buffer of that many pages as a DMA-BUF fd, its DRM file in *dfd (the
  * DMA-BUF keeps the object after the handle or the file is closed).
  */
 static inline int ut_vgem_dmabuf(uint32_t pages, int *dfd)
