@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <udmem.h>
+
 #include "dmabuf-util.h"
 #include "../../kmod/udmem-dmabuf-importer.h"
 
@@ -266,6 +268,29 @@ TEST(export_holds_the_module)
 		 "rmmod uiomem with an export open: status 0x%x", st);
 	EXPECT_TRUE(ut_sysfs_exists("uiomem", ut_region()));
 	close(bfd);
+}
+
+/* libudmem's udmem_region_export_dmabuf(): size 0 is the rest of the region. */
+TEST(libudmem_region_export)
+{
+	struct udmem_region *reg;
+	long pg = ut_page();
+	uint64_t size;
+	int r, bfd;
+
+	r = udmem_region_open(ut_region(), 0, &reg);
+	if (r == -ENOENT)
+		SKIP("no region %s", ut_region());
+	ASSERT_EQ(r, 0);
+	size = udmem_region_size(reg);
+	bfd = udmem_region_export_dmabuf(reg, UT_BASE, 0, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(bfd, 0);
+	EXPECT_EQ(lseek(bfd, 0, SEEK_END), (size - UT_BASE) / pg * pg);
+	close(bfd);
+	EXPECT_EQ(udmem_region_export_dmabuf(reg, UT_BASE + 1, pg, O_RDWR), -EINVAL);
+	EXPECT_EQ(udmem_region_export_dmabuf(reg, UT_BASE, pg, O_RDWR | O_SYNC), -EINVAL);
+	EXPECT_EQ(udmem_region_export_dmabuf(reg, UT_BASE, pg, -1), -EINVAL);
+	udmem_region_close(reg);
 }
 
 TEST_HARNESS_MAIN
