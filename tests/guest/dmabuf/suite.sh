@@ -124,6 +124,9 @@ else
 		DMABUF_ATTACH="pci/$db_edu" DMABUF_DIRECT=$db_direct DMABUF_CONTIG=$db_direct \
 		DMABUF_EDU_DST=udmabuf2 dmabuf-importer
 	db_import import dmabuf-import
+	# mainline udmabuf (memfd pages) next to an export, where the kernel has it
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/udmabuf" UDMABUF_DEV=udmabuf0 \
+		DMABUF_ATTACH="pci/$db_edu" dmabuf-udmabuf
 	# The import example of docs/dma-buf.md
 	if [ -z "$db_card" ]; then
 		tap_skip example-import "${db_novgem:-no vgem card}"
