@@ -253,6 +253,10 @@ static int ut_loop(int cfd)
 		if (c.value < 0)
 			return -ENOENT;
 	}
+	memset(&q, 0, sizeof(q));
+	q.id = c.id;
+	if (!ioctl(cfd, VIDIOC_QUERYCTRL, &q))
+		ut_msg("# vivid loop through control '%s' = %d", (char *)q.name, c.value);
 	return ioctl(cfd, VIDIOC_S_CTRL, &c) ? -errno : 0;
 }
 
