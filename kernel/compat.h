@@ -40,6 +40,13 @@
 	dma_buf_unmap_attachment(attach, sgt, dir)
 #endif
 
+/*
+ * 5.14: dma_map_resource() stopped refusing (with a warning) a physical
+ * address that has a struct page; Debian's 5.10 may or may not carry the
+ * change, so 5.10 is taken to refuse.
+ */
+#define UDMEM_MAP_RESOURCE_REFUSES_RAM	UDMEM_KERNEL_BEFORE(5, 14, 0)
+
 /* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
 #if UDMEM_KERNEL_BEFORE(6, 3, 0)
 static inline void udmem_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)

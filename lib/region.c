@@ -178,3 +178,25 @@ UDMEM_API int udmem_region_sync_for_device(struct udmem_region *reg,
 {
 	return udmem_region_sync(reg, UIOMEM_SYNC_END, offset, size, dir);
 }
+
+UDMEM_API int udmem_region_export_dmabuf(struct udmem_region *reg, uint64_t offset,
+					 uint64_t size, int fd_flags)
+{
+	struct uiomem_export e;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if (!reg || fd_flags < 0)
+		return -EINVAL;
+	if (size == 0 && offset < reg->dev.size)
+		size = (reg->dev.size - offset) & ~(page - 1);
+	memset(&e, 0, sizeof(e));
+	e.flags = (uint32_t)fd_flags;
+	e.offset = offset;
+	e.size = size;
+	e.fd = -1;
+	ret = udmem_ioctl(reg->dev.fd, UIOMEM_IOCTL_EXPORT, &e);
+	if (ret)
+		return ret;
+	return e.fd < 0 ? -EIO : e.fd;
+}

@@ -404,6 +404,25 @@ int udmem_region_sync_for_device(struct udmem_region *reg, uint64_t offset,
 /** @brief The file descriptor of /dev/NAME, owned by the handle. */
 int udmem_region_fd(const struct udmem_region *reg);
 
+/**
+ * @brief Export a page-aligned range of the region as a DMA-BUF, for
+ *        another driver's device to reach the device memory (peer to peer).
+ *
+ * Importers get DMA addresses only (no struct page), and the DMA-BUF has no
+ * mmap and no vmap: map the region itself for CPU access.
+ * @param reg      The handle.
+ * @param offset   Page-aligned start.
+ * @param size     Page-aligned length; 0 means "the whole region" (rounded
+ *                 down to a page).
+ * @param fd_flags O_RDWR/O_RDONLY/O_WRONLY, optionally | O_CLOEXEC.
+ * @return The new DMA-BUF file descriptor (the caller closes it), or -errno
+ *         (-EINVAL for a misaligned range or other flags, -EACCES for a
+ *         writable export of a handle opened read-only, -ENOTTY from a
+ *         driver without export).
+ */
+int udmem_region_export_dmabuf(struct udmem_region *reg, uint64_t offset,
+			       uint64_t size, int fd_flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ioctl.c - the ioctls of <linux/uiomem.h>: the original driver's 'U' 1..9
- * (ioctl version 1) and our 'u' 0xc0/0xc1 extensions, QUERY and SYNC.
+ * (ioctl version 1) and our 'u' 0xc0..0xc2 extensions, QUERY, SYNC and
+ * EXPORT (export.c).
  *
  * Every structure is made of fixed-width fields without pointers or longs,
  * so compat_ptr_ioctl serves 32-bit programs on 64-bit kernels unchanged.
@@ -33,6 +34,8 @@ static_assert(UIOMEM_IOCTL_SET_SYNC == 0x40185509);
 /* Ours: no pointer and no long, so one layout for 32- and 64-bit callers. */
 static_assert(sizeof(struct uiomem_query) == 96);
 static_assert(sizeof(struct uiomem_sync) == 40);
+static_assert(sizeof(struct uiomem_export) == 40);
+static_assert(UIOMEM_IOCTL_EXPORT == 0xc02875c2);
 
 static int uiomem_ioctl_get_drv_info(void __user *arg)
 {
@@ -242,6 +245,20 @@ static int uiomem_ioctl_sync(struct uiomem *um, struct file *file,
 	return ret;
 }
 
+static int uiomem_ioctl_export(struct uiomem *um, struct file *file, void __user *arg)
+{
+	struct uiomem_export e;
+	int ret;
+
+	if (copy_from_user(&e, arg, sizeof(e)))
+		return -EFAULT;
+	ret = uiomem_export(um, file, &e);
+	if (ret)
+		return ret;
+	/* The descriptor is installed: the caller owns it even if this fails. */
+	return copy_to_user(arg, &e, sizeof(e)) ? -EFAULT : 0;
+}
+
 long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct uiomem *um = file->private_data;
@@ -273,6 +290,8 @@ long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return uiomem_ioctl_query(um, file, (void __user *)arg);
 	case UIOMEM_IOCTL_SYNC:
 		return uiomem_ioctl_sync(um, file, (void __user *)arg);
+	case UIOMEM_IOCTL_EXPORT:
+		return uiomem_ioctl_export(um, file, p);
 	default:
 		return -ENOTTY;
 	}

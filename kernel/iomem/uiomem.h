@@ -163,6 +163,10 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma);
 /* ioctl.c */
 long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
+/* export.c */
+struct uiomem_export;
+int uiomem_export(struct uiomem *um, struct file *file, struct uiomem_export *args);
+
 /* file.c */
 extern const struct file_operations uiomem_fops;
 

@@ -46,3 +46,29 @@ def test_ten_line_example(udmabuf):
     lines = r.stdout.split()
     assert lines[0].startswith("0x") and lines[1] == "2048"
     _to_console("ten_lines.py: " + " | ".join(lines))
+
+
+def _vgem_card() -> str | None:
+    for card in sorted(glob.glob("/sys/class/drm/card*")):
+        # vgem's platform device has no driver: match the device's name
+        if os.path.basename(os.path.realpath(card + "/device")) == "vgem":
+            return "/dev/dri/" + os.path.basename(card)
+    return None
+
+
+def test_dmabuf_import_example(udmabuf):
+    """A vgem DMA-BUF imported, the edu device writes at its address, numpy reads it."""
+    if not os.path.exists("/dev/u-dma-buf-mgr"):
+        pytest.skip("u-dma-buf-mgr is not loaded")
+    if not any(open(p).read().strip() == "0x11e8"
+               for p in glob.glob("/sys/bus/pci/devices/*/device")):
+        pytest.skip("no edu PCI device")
+    card = _vgem_card()
+    if card is None:
+        pytest.skip("no vgem DRM card (vgem is not in this kernel or not loaded)")
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "dmabuf_import.py"), card],
+                       capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr
+    assert "verified 2048 bytes" in r.stdout
+    _to_console("dmabuf_import.py: " + " | ".join(r.stdout.strip().splitlines()))

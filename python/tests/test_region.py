@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import mmap
 import os
+import struct
 
 import numpy as np
 import pytest
@@ -74,3 +78,26 @@ def test_uncached_open_round_trips(uiomem_region):
         back = np.frombuffer(os.pread(r.fileno, 1024, 0), dtype="u4")
         assert np.array_equal(back, a)
         del a, back
+
+
+def test_export_dmabuf_of_device_memory(uiomem_region):
+    """A page of the region as a DMA-BUF: its size, no mmap, syncs, bad ranges."""
+    with udmem.Region.open(uiomem_region) as reg:
+        fd = reg.export_dmabuf(mmap.PAGESIZE, mmap.PAGESIZE)
+        try:
+            assert os.lseek(fd, 0, os.SEEK_END) == mmap.PAGESIZE
+            with pytest.raises(OSError) as e:
+                mmap.mmap(fd, mmap.PAGESIZE)
+            assert e.value.errno == errno.EINVAL
+            # DMA_BUF_IOCTL_SYNC: _IOW('b', 0, __u64), START|RW then END|RW
+            sync = (1 << 30) | (8 << 16) | (ord("b") << 8)
+            fcntl.ioctl(fd, sync, struct.pack("=Q", 3))
+            fcntl.ioctl(fd, sync, struct.pack("=Q", 4 | 3))
+        finally:
+            os.close(fd)
+        with pytest.raises(OSError) as e:
+            reg.export_dmabuf(1, mmap.PAGESIZE)
+        assert e.value.errno == errno.EINVAL
+        with pytest.raises(OSError) as e:
+            reg.export_dmabuf(0, reg.size + mmap.PAGESIZE)
+        assert e.value.errno == errno.EINVAL

@@ -8,9 +8,10 @@
  *   version 1), with its numbers and layouts, so that programs written for
  *   it work unchanged.  Their flags words are built and taken apart with
  *   the UIOMEM_*_FLAGS_* helpers below.
- * - 'u' 0xc0/0xc1: this driver's extensions, a query of what the 1.1
+ * - 'u' 0xc0..0xc2: this driver's extensions, a query of what the 1.1
  *   ioctls do not report (the cache granule, the effective mapping type,
- *   counters) and a sync with a 64-bit range that touches no shared state.
+ *   counters), a sync with a 64-bit range that touches no shared state,
+ *   and a DMA-BUF export of a range of the region.
  *   Their reserved fields and unknown flags must be zero, else the ioctl
  *   fails with EINVAL, so that they can be given a meaning later.
  *
@@ -120,7 +121,7 @@ struct uiomem_ioctl_sync_args {
 /* ---- This driver's extensions, magic 'u' ---- */
 
 /* Raised when a structure or a command is added; reported by the query. */
-#define UIOMEM_ABI_VERSION		1
+#define UIOMEM_ABI_VERSION		2
 
 /* How mmap() of this file maps the region (uiomem_query.map_type). */
 #define UIOMEM_MAP_CACHED		0	/* write-back cacheable */
@@ -205,8 +206,37 @@ struct uiomem_sync {
 	__u64 reserved[2];
 };
 
+/**
+ * struct uiomem_export - UIOMEM_IOCTL_EXPORT: a range of the region as a DMA-BUF
+ * @flags: the new descriptor's O_CLOEXEC and access mode (O_RDONLY, O_WRONLY
+ *	or O_RDWR); no other bit
+ * @fd: out: the DMA-BUF
+ * @offset: first byte, from the start of the region; page-aligned
+ * @size: number of bytes; page-aligned, not zero
+ * @reserved: zero
+ *
+ * An importer maps the DMA-BUF for its device with dma_map_resource(): its
+ * scatterlist has DMA addresses only (no struct page), one entry per GiB.
+ * The DMA-BUF has no vmap and no mmap.  DMA_BUF_IOCTL_SYNC on it maintains
+ * the CPU cache over the range, as UIOMEM_IOCTL_SYNC does (a read-only
+ * export writes back and invalidates, never only invalidates).
+ * Errors: EINVAL for unknown flags, access mode 3, nonzero reserved fields,
+ * or a range that is empty, not page-aligned or not in the region; EACCES
+ * for a writable export of a file not open for writing; ENODEV once the
+ * region is removed; EOPNOTSUPP for RAM with struct pages on a kernel
+ * before 5.14 (its dma_map_resource() refuses RAM).
+ */
+struct uiomem_export {
+	__u32 flags;
+	__s32 fd;
+	__u64 offset;
+	__u64 size;
+	__u64 reserved[2];
+};
+
 #define UIOMEM_IOC_MAGIC		'u'
 #define UIOMEM_IOCTL_QUERY		_IOR(UIOMEM_IOC_MAGIC, 0xc0, struct uiomem_query)
 #define UIOMEM_IOCTL_SYNC		_IOW(UIOMEM_IOC_MAGIC, 0xc1, struct uiomem_sync)
+#define UIOMEM_IOCTL_EXPORT		_IOWR(UIOMEM_IOC_MAGIC, 0xc2, struct uiomem_export)
 
 #endif /* _UAPI_LINUX_UIOMEM_H */

@@ -107,7 +107,7 @@ UIOMEM_SYNC_CMD_NONE = 0
 UIOMEM_SYNC_CMD_FOR_CPU = 1
 UIOMEM_SYNC_CMD_FOR_DEVICE = 3
 UIOMEM_IOCTL_MAGIC = 0x55
-UIOMEM_ABI_VERSION = 1
+UIOMEM_ABI_VERSION = 2
 UIOMEM_MAP_CACHED = 0
 UIOMEM_MAP_UNCACHED = 1
 UIOMEM_MAP_WRITECOMBINE = 2
@@ -147,6 +147,7 @@ UIOMEM_IOCTL_GET_SYNC = _ioc(2, 0x55, 0x8, 24)
 UIOMEM_IOCTL_SET_SYNC = _ioc(1, 0x55, 0x9, 24)
 UIOMEM_IOCTL_QUERY = _ioc(2, 0x75, 0xc0, 96)
 UIOMEM_IOCTL_SYNC = _ioc(1, 0x75, 0xc1, 40)
+UIOMEM_IOCTL_EXPORT = _ioc(3, 0x75, 0xc2, 40)
 
 # struct u_dma_buf_ioctl_drv_info: 24 bytes
 u_dma_buf_ioctl_drv_info = Layout("=Q16s", (
@@ -193,4 +194,8 @@ uiomem_query = Layout("=QQIIIIIIQQQ4Q", (
 # struct uiomem_sync: 40 bytes
 uiomem_sync = Layout("=IIQQ2Q", (
     "flags", "__pad", "offset", "length", "reserved0", "reserved1",
+))
+# struct uiomem_export: 40 bytes
+uiomem_export = Layout("=IiQQ2Q", (
+    "flags", "fd", "offset", "size", "reserved0", "reserved1",
 ))

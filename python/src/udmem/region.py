@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import mmap
+import os
 
 from . import _device, _uapi
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE, Device, oserror
@@ -91,3 +93,21 @@ class Region(Device):
                         direction: int = BIDIRECTIONAL) -> None:
         """Make bytes [offset, offset+size) written by the CPU visible to a device."""
         self._sync(_uapi.UIOMEM_SYNC_END, offset, size, direction, "sync for device")
+
+    def export_dmabuf(self, offset: int = 0, size: int | None = None,
+                      flags: int = os.O_RDWR | os.O_CLOEXEC) -> int:
+        """Export a page-aligned range as a DMA-BUF for another driver's device.
+
+        Importers get DMA addresses only (device memory has no pages); the
+        DMA-BUF has no mmap.  The caller closes the returned fd.
+        """
+        self._check_open()
+        if size is None:
+            size = (self._size - offset) & ~(mmap.PAGESIZE - 1)
+        args = _uapi.uiomem_export.make(flags=flags, offset=offset, size=size, fd=-1)
+        try:
+            raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_EXPORT, args)
+        except OSError as e:
+            raise oserror(e.errno, self._name, "export") from None
+        fd: int = _uapi.uiomem_export.parse(raw)["fd"]
+        return fd

@@ -15,13 +15,9 @@
 #define _FILE_OFFSET_BITS 64
 #include <linux/dma-buf.h>
 #include <linux/u-dma-buf-ioctl.h>
-#include <sys/klog.h>
 #include <sys/wait.h>
 
-#include "udmabuf-test.h"
-#include "dmabuf-drm.h"
-
-#define UT_EDU		"/dev/udmem-edu-test"
+#include "dmabuf-util.h"
 
 static const char *ut_src(void)
 {
@@ -31,22 +27,6 @@ static const char *ut_src(void)
 static int ut_direct(void)
 {
 	return atoi(ut_env("DMABUF_DIRECT", "1"));
-}
-
-static int ut_export(const char *dev, uint64_t offset, uint64_t size, uint64_t *addr)
-{
-	struct ut_export_args a;
-	int fd = ut_open(dev, O_RDWR), r;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = O_RDWR | O_CLOEXEC;
-	a.offset = offset;
-	a.size = size;
-	r = ioctl(fd, UT_EXPORT, &a) < 0 ? -errno : a.fd;
-	if (addr)
-		*addr = a.addr;
-	close(fd);
-	return r;
 }
 
 /* IMPORT of bfd into the buffer open as fd; the import fd or -errno. */
@@ -79,7 +59,7 @@ TEST(import_own_export_reports_its_address)
 	struct u_dma_buf_ioctl_import_args a;
 	uint64_t addr = 0;
 
-	bfd = ut_export(ut_src(), pg, 2 * pg, &addr);
+	bfd = ut_export_dev(ut_src(), pg, 2 * pg, &addr);
 	ASSERT_GE(bfd, 0);
 	ifd = ut_import(fd, bfd, 0, &a);
 	UT_CHECK(ifd >= 0, 1, "IMPORT: %s", strerror(-ifd));
@@ -102,7 +82,7 @@ TEST(import_bad_arguments)
 	int fd = ut_open(ut_dev(), O_RDWR), bfd, r;
 	struct u_dma_buf_ioctl_import_args a;
 
-	bfd = ut_export(ut_src(), 0, ut_page(), NULL);
+	bfd = ut_export_dev(ut_src(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	EXPECT_EQ(ut_import(fd, bfd, 3, NULL), -EINVAL);
 	EXPECT_EQ(ut_import(fd, bfd, 4, NULL), -EINVAL);
@@ -128,7 +108,7 @@ TEST(import_sync_flags)
 {
 	int fd = ut_open(ut_dev(), O_RDWR), bfd, ifd;
 
-	bfd = ut_export(ut_src(), 0, ut_page(), NULL);
+	bfd = ut_export_dev(ut_src(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	ifd = ut_import(fd, bfd, 0, NULL);
 	ASSERT_GE(ifd, 0);
@@ -143,30 +123,6 @@ TEST(import_sync_flags)
 	close(fd);
 }
 
-/* Lines of the kernel log that hold "<dev>: export released". */
-static int ut_released(const char *dev)
-{
-	int len = klogctl(10, NULL, 0), n = 0;
-	char *log, *p, key[128];
-
-	if (len <= 0)
-		return -1;
-	log = malloc(len + 1);
-	if (!log)
-		return -1;
-	len = klogctl(3, log, len);
-	if (len < 0) {
-		free(log);
-		return -1;
-	}
-	log[len] = '\0';
-	snprintf(key, sizeof(key), " %s: export released", dev);
-	for (p = log; (p = strstr(p, key)); p += strlen(key))
-		n++;
-	free(log);
-	return n;
-}
-
 /* The import file holds the dma-buf after its fd is closed, until it is closed. */
 TEST(import_file_holds_the_dma_buf)
 {
@@ -175,7 +131,7 @@ TEST(import_file_holds_the_dma_buf)
 	ut_set(ut_src(), "debug_export", 1);
 	n0 = ut_released(ut_src());
 	ASSERT_GE(n0, 0);
-	bfd = ut_export(ut_src(), 0, ut_page(), NULL);
+	bfd = ut_export_dev(ut_src(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	ifd = ut_import(fd, bfd, 0, NULL);
 	ASSERT_GE(ifd, 0);
@@ -185,39 +141,6 @@ TEST(import_file_holds_the_dma_buf)
 	close(ifd);
 	EXPECT_EQ(ut_released(ut_src()), n0 + 1);
 	close(fd);
-}
-
-static int ut_edu_copy(uint64_t src, uint64_t dst, uint64_t len)
-{
-	char cmd[128];
-	int fd = open(UT_EDU, O_WRONLY), n, r = 0;
-
-	if (fd < 0)
-		return -errno;
-	n = snprintf(cmd, sizeof(cmd), "copy 0x%llx 0x%llx %llu", (unsigned long long)src,
-		     (unsigned long long)dst, (unsigned long long)len);
-	if (write(fd, cmd, n) != n)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* A vgem buffer of pages pages as a dma-buf fd; its DRM fd in *dfd. */
-static int ut_vgem_buffer(uint32_t pages, int *dfd)
-{
-	const char *path = ut_env("DMABUF_VGEM", "");
-	struct ut_drm_create_dumb c = { .height = pages, .width = ut_page() / 4, .bpp = 32 };
-	struct ut_drm_prime_handle p = { .flags = O_RDWR | O_CLOEXEC };
-
-	if (!*path)
-		SKIP("no vgem device");
-	*dfd = open(path, O_RDWR | O_CLOEXEC);
-	UT_CHECK(*dfd >= 0, 1, "open %s: %s", path, strerror(errno));
-	ASSERT_OK(ioctl(*dfd, UT_DRM_IOCTL_MODE_CREATE_DUMB, &c));
-	ASSERT_EQ(c.size, (uint64_t)pages * ut_page());
-	p.handle = c.handle;
-	ASSERT_OK(ioctl(*dfd, UT_DRM_IOCTL_PRIME_HANDLE_TO_FD, &p));
-	return p.fd;
 }
 
 /*
@@ -235,7 +158,7 @@ static void ut_vgem_dma(uint32_t pages, unsigned int seed)
 
 	ASSERT_TRUE(b != NULL);
 	ASSERT_GE(ut_size(ut_dev()), len);
-	bfd = ut_vgem_buffer(pages, &dfd);
+	bfd = ut_vgem_dmabuf(pages, &dfd);
 	ASSERT_GE(bfd, 0);
 	ifd = ut_import(fd, bfd, 0, &a);
 	if (ifd == -EOPNOTSUPP && ut_direct() && pages > 1) {
@@ -286,7 +209,7 @@ TEST(cli_import_prints_and_passes_the_address)
 
 	if (access("/udmem/bin/udmem", X_OK))
 		SKIP("no udmem tool in this guest");
-	bfd = ut_export(ut_src(), 0, 2 * ut_page(), NULL);
+	bfd = ut_export_dev(ut_src(), 0, 2 * ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	ASSERT_OK(fcntl(bfd, F_SETFD, 0));	/* inherited by the tool */
 	ifd = ut_import(fd, bfd, 0, &a);

@@ -21,11 +21,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "udmabuf-test.h"
+#include "dmabuf-util.h"
 #include "../../kmod/udmem-dmabuf-importer.h"
 
 #define UDI_NODE	"/dev/udmem-dmabuf-importer"
-#define UT_EDU		"/dev/udmem-edu-test"
 
 static const char *ut_attach_dev(void)
 {
@@ -35,21 +34,6 @@ static const char *ut_attach_dev(void)
 static int ut_direct(void)
 {
 	return atoi(ut_env("DMABUF_DIRECT", "1"));
-}
-
-static int ut_export(int fd, uint64_t offset, uint64_t size, uint64_t *addr)
-{
-	struct ut_export_args a;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = O_RDWR | O_CLOEXEC;
-	a.offset = offset;
-	a.size = size;
-	if (ioctl(fd, UT_EXPORT, &a) < 0)
-		return -errno;
-	if (addr)
-		*addr = a.addr;
-	return a.fd;
 }
 
 static int udi_open(void)
@@ -85,7 +69,7 @@ static void ut_attach_range(uint64_t off, uint64_t len)
 	struct udi_attach a;
 	uint64_t addr = 0;
 
-	bfd = ut_export(fd, off, len, &addr);
+	bfd = ut_export_fd(fd, off, len, &addr);
 	ASSERT_GE(bfd, 0);
 	r = udi_attach(ifd, bfd, ut_attach_dev(), &a);
 	UT_CHECK(r == 0, 1, "UDI_ATTACH %s: %s", ut_attach_dev(), strerror(-r));
@@ -134,7 +118,7 @@ TEST(attach_bad_arguments)
 	int fd = ut_open(ut_dev(), O_RDWR), ifd = udi_open(), bfd;
 	struct udi_attach a;
 
-	bfd = ut_export(fd, 0, ut_page(), NULL);
+	bfd = ut_export_fd(fd, 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	EXPECT_EQ(udi_attach(ifd, bfd, "pci/no-such-device", &a), -ENODEV);
 	EXPECT_EQ(udi_attach(ifd, fd, ut_attach_dev(), &a), -EINVAL);
@@ -157,7 +141,7 @@ TEST(vmap_partial_ranges_match_device_file)
 
 	ASSERT_TRUE(b && c);
 	ASSERT_GE(ut_size(ut_dev()), 5 * pg);
-	bfd = ut_export(fd, pg, len, NULL);
+	bfd = ut_export_fd(fd, pg, len, NULL);
 	ASSERT_GE(bfd, 0);
 	ASSERT_EQ(udi_attach(ifd, bfd, ut_attach_dev(), &a), 0);
 	ut_fill(b, len, pg, 1401);
@@ -187,21 +171,6 @@ TEST(vmap_partial_ranges_match_device_file)
 	close(fd);
 }
 
-static int ut_edu_copy(uint64_t src, uint64_t dst, uint64_t len)
-{
-	char cmd[128];
-	int fd = open(UT_EDU, O_WRONLY), n, r = 0;
-
-	if (fd < 0)
-		return -errno;
-	n = snprintf(cmd, sizeof(cmd), "copy 0x%llx 0x%llx %llu", (unsigned long long)src,
-		     (unsigned long long)dst, (unsigned long long)len);
-	if (write(fd, cmd, n) != n)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 /*
  * The edu device reads the export at the importer's DMA address (an IOVA
  * behind the IOMMU) and writes into a buffer bound to it: the address the
@@ -227,7 +196,7 @@ TEST(dma_peer_reads_at_importer_address)
 	ASSERT_EQ(ut_pwrite_all(fd, b, len, pg), 0);
 	memset(b, 0, len);
 	ASSERT_EQ(ut_pwrite_all(dfd, b, len, 0), 0);
-	bfd = ut_export(fd, pg, len, NULL);
+	bfd = ut_export_fd(fd, pg, len, NULL);
 	ASSERT_GE(bfd, 0);
 	ASSERT_EQ(udi_attach(ifd, bfd, ut_attach_dev(), &a), 0);
 	ASSERT_EQ(a.nents, 1);
@@ -324,7 +293,7 @@ TEST(export_passed_over_unix_socket)
 		_exit(ut_receiver(sv[1], len));
 	}
 	close(sv[1]);
-	bfd = ut_export(fd, 0, len, NULL);
+	bfd = ut_export_fd(fd, 0, len, NULL);
 	ASSERT_GE(bfd, 0);
 	ASSERT_EQ(ut_send_fd(sv[0], bfd), 0);
 	/* the sender lets go of its copy at once */
@@ -379,7 +348,7 @@ TEST(bufinfo_lists_exporter_and_attachment)
 	struct udi_attach a;
 	struct stat st;
 
-	bfd = ut_export(fd, 0, ut_page(), NULL);
+	bfd = ut_export_fd(fd, 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
 	ASSERT_OK(fstat(bfd, &st));
 	ASSERT_EQ(udi_attach(ifd, bfd, ut_attach_dev(), &a), 0);

@@ -1,40 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * dmabuf-v4l2 - V4L2 capture into u-dma-buf exports: vivid's capture node
- * with V4L2_MEMORY_DMABUF fills exports of one buffer at different offsets,
- * and the frames read through /dev/<name> equal a V4L2_MEMORY_MMAP capture
- * of the same test pattern (with vivid's OSD text, which holds a counter
- * and the time, turned off).
+ * dmabuf-v4l2 - V4L2 with u-dma-buf exports, through vivid:
+ *
+ * capture: vivid's capture node with V4L2_MEMORY_DMABUF fills exports of
+ * one buffer at different offsets, and the frames read through /dev/<name>
+ * equal a V4L2_MEMORY_MMAP capture of the same test pattern (with vivid's
+ * OSD text, which holds a counter and the time, turned off);
+ *
+ * output: vivid's output node with V4L2_MEMORY_DMABUF sends frames from
+ * exports of the buffer, and vivid's loopback (its HDMI output looped to
+ * its HDMI input) brings them back on the capture node, which captures with
+ * V4L2_MEMORY_MMAP into vivid's own memory: the frames captured equal the
+ * patterns written into the buffer, one rewritten while streaming.
  *
  * Environment: UDMABUF_DEV a buffer of at least three frames; DMABUF_VIVID
- * vivid's capture node (/dev/videoN; empty: skipped).
+ * vivid's capture node, DMABUF_VIVID_OUT its output node (/dev/videoN;
+ * empty: skipped).
  */
 #define _FILE_OFFSET_BITS 64
+#include <poll.h>
+#include <time.h>
 #include <linux/videodev2.h>
 
-#include "udmabuf-test.h"
+#include "dmabuf-util.h"
 
 #define UT_WIDTH		320
 #define UT_HEIGHT		240
 #define UT_NBUF		3
 #define UT_FRAMES	6
 
+/* The id of vivid's control whose name starts with prefix and holds part; 0: none. */
+static unsigned int ut_find_ctrl(int vfd, const char *prefix, const char *part)
+{
+	struct v4l2_queryctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+
+	while (!ioctl(vfd, VIDIOC_QUERYCTRL, &q)) {
+		if (!strncmp((char *)q.name, prefix, strlen(prefix)) &&
+		    strstr((char *)q.name, part))
+			return q.id;
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	return 0;
+}
+
 /* Set vivid's control NAME (found by name: its id is vivid's own). */
 static void ut_set_ctrl(int vfd, const char *name, int value)
 {
-	struct v4l2_queryctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
-	struct v4l2_control c;
+	struct v4l2_control c = { .id = ut_find_ctrl(vfd, name, ""), .value = value };
 
-	while (!ioctl(vfd, VIDIOC_QUERYCTRL, &q)) {
-		if (!strcmp((char *)q.name, name)) {
-			c.id = q.id;
-			c.value = value;
-			ASSERT_OK(ioctl(vfd, VIDIOC_S_CTRL, &c));
-			return;
-		}
-		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
-	}
-	UT_CHECK(0, 1, "vivid has no control '%s'", name);
+	UT_CHECK(c.id, 1, "vivid has no control '%s'", name);
+	ASSERT_OK(ioctl(vfd, VIDIOC_S_CTRL, &c));
 }
 
 static int ut_vivid(struct v4l2_format *f)
@@ -63,15 +78,19 @@ static int ut_vivid(struct v4l2_format *f)
 	return fd;
 }
 
-static void ut_reqbufs(int vfd, unsigned int memory, unsigned int count)
+static void ut_reqbufs_type(int vfd, unsigned int type, unsigned int memory,
+			    unsigned int count)
 {
-	struct v4l2_requestbuffers rb = {
-		.count = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = memory,
-	};
+	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
 
 	ASSERT_OK(ioctl(vfd, VIDIOC_REQBUFS, &rb));
 	if (count)
 		ASSERT_GE(rb.count, count);
+}
+
+static void ut_reqbufs(int vfd, unsigned int memory, unsigned int count)
+{
+	ut_reqbufs_type(vfd, V4L2_BUF_TYPE_VIDEO_CAPTURE, memory, count);
 }
 
 /* One frame by MMAP streaming, copied into ref (sizeimage bytes). */
@@ -105,17 +124,6 @@ static void ut_mmap_frame(int vfd, const struct v4l2_format *f, char *ref)
 	ut_reqbufs(vfd, V4L2_MEMORY_MMAP, 0);
 }
 
-static int ut_export(int fd, uint64_t offset, uint64_t size)
-{
-	struct ut_export_args a;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = O_RDWR | O_CLOEXEC;
-	a.offset = offset;
-	a.size = size;
-	return ioctl(fd, UT_EXPORT, &a) < 0 ? -errno : a.fd;
-}
-
 TEST(vivid_dmabuf_capture_into_exports_equals_mmap_capture)
 {
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE, i, n, vfd, fd, bfd[UT_NBUF];
@@ -142,7 +150,7 @@ TEST(vivid_dmabuf_capture_into_exports_equals_mmap_capture)
 		ASSERT_EQ(ut_pwrite_all(fd, got, len, i * slot), 0);
 	ut_reqbufs(vfd, V4L2_MEMORY_DMABUF, UT_NBUF);
 	for (i = 0; i < UT_NBUF; i++) {
-		bfd[i] = ut_export(fd, i * slot, slot);
+		bfd[i] = ut_export_fd(fd, i * slot, slot, NULL);
 		ASSERT_GE(bfd[i], 0);
 		memset(&b, 0, sizeof(b));
 		b.type = type;
@@ -178,6 +186,292 @@ TEST(vivid_dmabuf_capture_into_exports_equals_mmap_capture)
 	free(got);
 	close(fd);
 	close(vfd);
+}
+
+#define UT_OUT_NBUF	3
+#define UT_CAP_NBUF	4
+#define UT_SEED		1700	/* export i sends pattern UT_SEED + i; the rewrite, + UT_OUT_NBUF */
+#define UT_LOOP_SECONDS	120
+#define UT_LOOP_FRAMES	300
+
+/* The first input (output) with DV timings, vivid's HDMI; -1: none. */
+static int ut_hdmi(int vfd, int output)
+{
+	struct v4l2_output o;
+	struct v4l2_input in;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		if (output) {
+			memset(&o, 0, sizeof(o));
+			o.index = i;
+			if (ioctl(vfd, VIDIOC_ENUMOUTPUT, &o))
+				return -1;
+			if (o.capabilities & V4L2_OUT_CAP_DV_TIMINGS)
+				return i;
+		} else {
+			memset(&in, 0, sizeof(in));
+			in.index = i;
+			if (ioctl(vfd, VIDIOC_ENUMINPUT, &in))
+				return -1;
+			if (in.capabilities & V4L2_IN_CAP_DV_TIMINGS)
+				return i;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Loop vivid's video output to its capture: the capture node's "Loop
+ * Video" control (vivid up to 6.x), else its HDMI input's "Is Connected
+ * To" menu set to the first output it offers (items 0 and 1 are the test
+ * pattern generator and "None").  0, -ENOENT when this vivid has neither,
+ * or -errno.
+ */
+static int ut_loop(int cfd)
+{
+	struct v4l2_control c = { .id = ut_find_ctrl(cfd, "Loop Video", ""), .value = 1 };
+	struct v4l2_queryctrl q;
+	struct v4l2_querymenu m;
+	int i;
+
+	if (!c.id) {
+		c.id = ut_find_ctrl(cfd, "HDMI", "Is Connected To");
+		if (!c.id)
+			return -ENOENT;
+		memset(&q, 0, sizeof(q));
+		q.id = c.id;
+		if (ioctl(cfd, VIDIOC_QUERYCTRL, &q))
+			return -errno;
+		for (c.value = -1, i = 2; i <= q.maximum && c.value < 0; i++) {
+			memset(&m, 0, sizeof(m));
+			m.id = c.id;
+			m.index = i;
+			if (!ioctl(cfd, VIDIOC_QUERYMENU, &m))
+				c.value = i;
+		}
+		if (c.value < 0)
+			return -ENOENT;
+	}
+	memset(&q, 0, sizeof(q));
+	q.id = c.id;
+	if (!ioctl(cfd, VIDIOC_QUERYCTRL, &q))
+		ut_msg("# vivid loop through control '%s' = %d", (char *)q.name, c.value);
+	return ioctl(cfd, VIDIOC_S_CTRL, &c) ? -errno : 0;
+}
+
+/* The smallest progressive DV timings of the capture side, set on both sides. */
+static void ut_timings(int cfd, int ofd, struct v4l2_dv_timings *t)
+{
+	uint64_t px, best = UINT64_MAX;
+	struct v4l2_enum_dv_timings e;
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		memset(&e, 0, sizeof(e));
+		e.index = i;
+		if (ioctl(cfd, VIDIOC_ENUM_DV_TIMINGS, &e))
+			break;
+		px = (uint64_t)e.timings.bt.width * e.timings.bt.height;
+		if (!e.timings.bt.interlaced && px < best) {
+			best = px;
+			*t = e.timings;
+		}
+	}
+	if (best == UINT64_MAX)
+		ASSERT_OK(ioctl(cfd, VIDIOC_G_DV_TIMINGS, t));
+	ASSERT_OK(ioctl(cfd, VIDIOC_S_DV_TIMINGS, t));
+	ASSERT_OK(ioctl(ofd, VIDIOC_S_DV_TIMINGS, t));
+}
+
+/* YUYV frames of the timings' size on one side; vivid may not scale them. */
+static void ut_fmt(int vfd, unsigned int type, const struct v4l2_dv_timings *t,
+		   struct v4l2_format *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = type;
+	f->fmt.pix.width = t->bt.width;
+	f->fmt.pix.height = t->bt.height;
+	f->fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	f->fmt.pix.field = V4L2_FIELD_NONE;
+	ASSERT_OK(ioctl(vfd, VIDIOC_S_FMT, f));
+	ASSERT_EQ(f->fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
+	ASSERT_EQ(f->fmt.pix.width, t->bt.width);
+	ASSERT_EQ(f->fmt.pix.height, t->bt.height);
+	ASSERT_EQ(f->fmt.pix.field, V4L2_FIELD_NONE);
+}
+
+static void ut_qbuf_out(int ofd, unsigned int i, int bfd, uint64_t slot, size_t len)
+{
+	struct v4l2_buffer b;
+
+	memset(&b, 0, sizeof(b));
+	b.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.index = i;
+	b.m.fd = bfd;
+	b.length = slot;
+	b.bytesused = len;
+	b.field = V4L2_FIELD_NONE;
+	ASSERT_OK(ioctl(ofd, VIDIOC_QBUF, &b));
+}
+
+/*
+ * Which pattern a captured frame is: its index, -1 for none (vivid's own
+ * picture, sent while no output frame was queued), -2 for a frame whose
+ * first or last line is a pattern's and the rest is not (a torn frame).
+ */
+static int ut_which(const char *f, size_t len, size_t bpl, char *const *pat, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (!memcmp(f, pat[k], len))
+			return k;
+		if (!memcmp(f, pat[k], bpl) || !memcmp(f + len - bpl, pat[k] + len - bpl, bpl))
+			return -2;
+	}
+	return -1;
+}
+
+/*
+ * Frames sent from exports come back through vivid's loop: every frame is
+ * one of the patterns written into the buffer (or vivid's own when no
+ * output frame was queued), at least three are ours, none is torn, and a
+ * pattern written into an export between two of its frames comes back.
+ */
+TEST(vivid_dmabuf_output_from_exports_loops_back_to_capture)
+{
+	int ctype = V4L2_BUF_TYPE_VIDEO_CAPTURE, otype = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	const char *cpath = ut_env("DMABUF_VIVID", ""), *opath = ut_env("DMABUF_VIVID_OUT", "");
+	int cfd, ofd, fd, in, out, i, k, r, frames = 0, ours = 0, torn = 0, rewritten = 0;
+	int count[UT_OUT_NBUF + 1] = { 0 }, bfd[UT_OUT_NBUF];
+	char *pat[UT_OUT_NBUF + 1], *cap[UT_CAP_NBUF];
+	size_t caplen[UT_CAP_NBUF];
+	struct v4l2_format cf, of;
+	struct v4l2_dv_timings t;
+	struct v4l2_buffer b;
+	long pg = ut_page();
+	size_t len, bpl;
+	uint64_t slot;
+	time_t end;
+
+	if (!*cpath || !*opath)
+		SKIP("no vivid capture and output nodes");
+	cfd = open(cpath, O_RDWR | O_NONBLOCK);
+	UT_CHECK(cfd >= 0, 1, "open %s: %s", cpath, strerror(errno));
+	ofd = open(opath, O_RDWR | O_NONBLOCK);
+	UT_CHECK(ofd >= 0, 1, "open %s: %s", opath, strerror(errno));
+	in = ut_hdmi(cfd, 0);
+	out = ut_hdmi(ofd, 1);
+	if (in < 0 || out < 0)
+		SKIP("vivid has no HDMI input and output to loop");
+	ASSERT_OK(ioctl(cfd, VIDIOC_S_INPUT, &in));
+	ASSERT_OK(ioctl(ofd, VIDIOC_S_OUTPUT, &out));
+	r = ut_loop(cfd);
+	if (r == -ENOENT)
+		SKIP("this vivid has no 'Loop Video' and no HDMI 'Is Connected To' control");
+	UT_CHECK(r == 0, 1, "looping vivid's output to its input: %s", strerror(-r));
+	/* no text over the looped picture */
+	ut_set_ctrl(cfd, "OSD Text Mode", 2);
+	ut_timings(cfd, ofd, &t);
+	ut_fmt(cfd, ctype, &t, &cf);
+	ut_fmt(ofd, otype, &t, &of);
+	ASSERT_EQ(cf.fmt.pix.bytesperline, of.fmt.pix.bytesperline);
+	ASSERT_EQ(cf.fmt.pix.sizeimage, of.fmt.pix.sizeimage);
+	len = of.fmt.pix.sizeimage;
+	bpl = of.fmt.pix.bytesperline;
+	slot = (len + pg - 1) / pg * pg;
+	ut_msg("# vivid loop: HDMI output %d to input %d, %ux%u, %zu bytes a frame", out, in,
+	       t.bt.width, t.bt.height, len);
+
+	fd = ut_open(ut_dev(), O_RDWR);
+	ASSERT_GE(ut_size(ut_dev()), UT_OUT_NBUF * slot);
+	for (i = 0; i <= UT_OUT_NBUF; i++) {
+		pat[i] = malloc(len);
+		ASSERT_TRUE(pat[i] != NULL);
+		ut_fill(pat[i], len, 0, UT_SEED + i);
+	}
+	/* the output side: exports of the buffer, each with its own pattern */
+	ut_reqbufs_type(ofd, otype, V4L2_MEMORY_DMABUF, UT_OUT_NBUF);
+	for (i = 0; i < UT_OUT_NBUF; i++) {
+		ASSERT_EQ(ut_pwrite_all(fd, pat[i], len, i * slot), 0);
+		bfd[i] = ut_export_fd(fd, i * slot, slot, NULL);
+		ASSERT_GE(bfd[i], 0);
+		ut_qbuf_out(ofd, i, bfd[i], slot, len);
+	}
+	/* the capture side: vivid's own memory */
+	ut_reqbufs_type(cfd, ctype, V4L2_MEMORY_MMAP, UT_CAP_NBUF);
+	for (i = 0; i < UT_CAP_NBUF; i++) {
+		memset(&b, 0, sizeof(b));
+		b.type = ctype;
+		b.memory = V4L2_MEMORY_MMAP;
+		b.index = i;
+		ASSERT_OK(ioctl(cfd, VIDIOC_QUERYBUF, &b));
+		ASSERT_GE(b.length, len);
+		caplen[i] = b.length;
+		cap[i] = mmap(NULL, b.length, PROT_READ, MAP_SHARED, cfd, b.m.offset);
+		ASSERT_TRUE(cap[i] != MAP_FAILED);
+		ASSERT_OK(ioctl(cfd, VIDIOC_QBUF, &b));
+	}
+	ASSERT_OK(ioctl(ofd, VIDIOC_STREAMON, &otype));
+	ASSERT_OK(ioctl(cfd, VIDIOC_STREAMON, &ctype));
+	end = time(NULL) + UT_LOOP_SECONDS;
+	while (frames < UT_LOOP_FRAMES && time(NULL) < end &&
+	       !(count[UT_OUT_NBUF] && ours >= 4)) {
+		struct pollfd p[2] = { { .fd = cfd, .events = POLLIN },
+				       { .fd = ofd, .events = POLLOUT } };
+
+		if (poll(p, 2, 1000) <= 0)
+			continue;
+		memset(&b, 0, sizeof(b));
+		b.type = otype;
+		b.memory = V4L2_MEMORY_DMABUF;
+		if ((p[1].revents & POLLOUT) && !ioctl(ofd, VIDIOC_DQBUF, &b)) {
+			/* export 0 is off the queue: give it the new pattern */
+			if (b.index == 0 && !rewritten && ours >= 2) {
+				ASSERT_EQ(ut_pwrite_all(fd, pat[UT_OUT_NBUF], len, 0), 0);
+				rewritten = 1;
+			}
+			ut_qbuf_out(ofd, b.index, bfd[b.index], slot, len);
+		}
+		memset(&b, 0, sizeof(b));
+		b.type = ctype;
+		b.memory = V4L2_MEMORY_MMAP;
+		if ((p[0].revents & POLLIN) && !ioctl(cfd, VIDIOC_DQBUF, &b)) {
+			ASSERT_LT(b.index, UT_CAP_NBUF);
+			ASSERT_EQ(b.bytesused, len);
+			k = ut_which(cap[b.index], len, bpl, pat, UT_OUT_NBUF + 1);
+			frames++;
+			if (k >= 0) {
+				count[k]++;
+				ours++;
+			} else if (k == -2) {
+				torn++;
+			}
+			ASSERT_OK(ioctl(cfd, VIDIOC_QBUF, &b));
+		}
+	}
+	ut_msg("# %d frames captured: %d, %d, %d from exports 0-2, %d of the rewrite, %d torn",
+	       frames, count[0], count[1], count[2], count[UT_OUT_NBUF], torn);
+	ASSERT_OK(ioctl(cfd, VIDIOC_STREAMOFF, &ctype));
+	ASSERT_OK(ioctl(ofd, VIDIOC_STREAMOFF, &otype));
+	EXPECT_EQ(torn, 0);
+	UT_CHECK(ours >= 3, 0, "%d of %d captured frames came from the exports", ours, frames);
+	UT_CHECK(count[UT_OUT_NBUF] > 0, 0,
+		 "the pattern written into export 0 while streaming never came back%s",
+		 rewritten ? "" : " (it was never written: too few frames came back first)");
+	for (i = 0; i < UT_CAP_NBUF; i++)
+		munmap(cap[i], caplen[i]);
+	ut_reqbufs_type(cfd, ctype, V4L2_MEMORY_MMAP, 0);
+	ut_reqbufs_type(ofd, otype, V4L2_MEMORY_DMABUF, 0);
+	for (i = 0; i < UT_OUT_NBUF; i++)
+		close(bfd[i]);
+	for (i = 0; i <= UT_OUT_NBUF; i++)
+		free(pat[i]);
+	close(fd);
+	close(ofd);
+	close(cfd);
 }
 
 TEST_HARNESS_MAIN

@@ -12,87 +12,9 @@
  */
 #define _FILE_OFFSET_BITS 64
 #include <linux/dma-buf.h>
-#include <sys/klog.h>
 #include <sys/stat.h>
 
-#include "udmabuf-test.h"
-#include "dmabuf-drm.h"
-
-static int ut_vgem(void)
-{
-	const char *path = ut_env("DMABUF_VGEM", "");
-	int fd;
-
-	if (!*path)
-		SKIP("no vgem device");
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	UT_CHECK(fd >= 0, 1, "open %s: %s", path, strerror(errno));
-	return fd;
-}
-
-static int ut_export(const char *dev, uint64_t offset, uint64_t size)
-{
-	struct ut_export_args a;
-	int fd = ut_open(dev, O_RDWR), r;
-
-	memset(&a, 0, sizeof(a));
-	a.flags = O_RDWR | O_CLOEXEC;
-	a.offset = offset;
-	a.size = size;
-	r = ioctl(fd, UT_EXPORT, &a) < 0 ? -errno : a.fd;
-	close(fd);
-	return r;
-}
-
-static int ut_import(int dfd, int bfd, uint32_t *handle)
-{
-	struct ut_drm_prime_handle p = { .fd = bfd };
-
-	if (ioctl(dfd, UT_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p) < 0)
-		return -errno;
-	*handle = p.handle;
-	return 0;
-}
-
-static int ut_handle_fd(int dfd, uint32_t handle)
-{
-	struct ut_drm_prime_handle p = { .handle = handle, .flags = O_RDWR | O_CLOEXEC };
-
-	if (ioctl(dfd, UT_DRM_IOCTL_PRIME_HANDLE_TO_FD, &p) < 0)
-		return -errno;
-	return p.fd;
-}
-
-static int ut_gem_close(int dfd, uint32_t handle)
-{
-	struct ut_drm_gem_close c = { .handle = handle };
-
-	return ioctl(dfd, UT_DRM_IOCTL_GEM_CLOSE, &c) < 0 ? -errno : 0;
-}
-
-/* Lines of the kernel log that hold "<dev>: export released". */
-static int ut_released(const char *dev)
-{
-	int len = klogctl(10, NULL, 0), n = 0;
-	char *log, *p, key[128];
-
-	if (len <= 0)
-		return -1;
-	log = malloc(len + 1);
-	if (!log)
-		return -1;
-	len = klogctl(3, log, len);
-	if (len < 0) {
-		free(log);
-		return -1;
-	}
-	log[len] = '\0';
-	snprintf(key, sizeof(key), " %s: export released", dev);
-	for (p = log; (p = strstr(p, key)); p += strlen(key))
-		n++;
-	free(log);
-	return n;
-}
+#include "dmabuf-util.h"
 
 static void ut_debug_export(const char *dev)
 {
@@ -103,7 +25,7 @@ TEST(vgem_import_maps_and_exports_back_same_bytes)
 {
 	long pg = ut_page();
 	uint64_t len = 4 * pg;
-	int dfd = ut_vgem(), fd = ut_open(ut_dev(), O_RDWR), bfd, rfd;
+	int dfd = ut_vgem_open(), fd = ut_open(ut_dev(), O_RDWR), bfd, rfd;
 	uint32_t h = 0, h2 = 0;
 	struct stat s1, s2;
 	char *b = malloc(len), *p;
@@ -111,13 +33,13 @@ TEST(vgem_import_maps_and_exports_back_same_bytes)
 	ASSERT_TRUE(b != NULL);
 	ut_fill(b, len, 0, 1501);
 	ASSERT_EQ(ut_pwrite_all(fd, b, len, pg), 0);
-	bfd = ut_export(ut_dev(), pg, len);
+	bfd = ut_export_dev(ut_dev(), pg, len, NULL);
 	ASSERT_GE(bfd, 0);
-	ASSERT_EQ(ut_import(dfd, bfd, &h), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h), 0);
 	/* a second import of the same dma-buf is the same object */
-	ASSERT_EQ(ut_import(dfd, bfd, &h2), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h2), 0);
 	EXPECT_EQ(h2, h);
-	rfd = ut_handle_fd(dfd, h);
+	rfd = ut_prime_fd(dfd, h);
 	ASSERT_GE(rfd, 0);
 	ASSERT_OK(fstat(bfd, &s1));
 	ASSERT_OK(fstat(rfd, &s2));
@@ -145,15 +67,15 @@ TEST(vgem_import_maps_and_exports_back_same_bytes)
 /* close the GEM handle (the importer) first, then the dma-buf */
 TEST(vgem_close_importer_first_releases_once)
 {
-	int dfd = ut_vgem(), bfd, n0;
+	int dfd = ut_vgem_open(), bfd, n0;
 	uint32_t h = 0;
 
 	ut_debug_export(ut_dev());
 	n0 = ut_released(ut_dev());
 	ASSERT_GE(n0, 0);
-	bfd = ut_export(ut_dev(), 0, ut_page());
+	bfd = ut_export_dev(ut_dev(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
-	ASSERT_EQ(ut_import(dfd, bfd, &h), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h), 0);
 	ASSERT_EQ(ut_gem_close(dfd, h), 0);
 	EXPECT_EQ(ut_released(ut_dev()), n0);
 	close(bfd);
@@ -164,15 +86,15 @@ TEST(vgem_close_importer_first_releases_once)
 /* close the dma-buf first: vgem keeps it until the handle goes */
 TEST(vgem_close_exporter_first_releases_once)
 {
-	int dfd = ut_vgem(), bfd, n0;
+	int dfd = ut_vgem_open(), bfd, n0;
 	uint32_t h = 0;
 
 	ut_debug_export(ut_dev());
 	n0 = ut_released(ut_dev());
 	ASSERT_GE(n0, 0);
-	bfd = ut_export(ut_dev(), 0, ut_page());
+	bfd = ut_export_dev(ut_dev(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
-	ASSERT_EQ(ut_import(dfd, bfd, &h), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h), 0);
 	close(bfd);
 	EXPECT_EQ(ut_released(ut_dev()), n0);
 	ASSERT_EQ(ut_gem_close(dfd, h), 0);
@@ -183,15 +105,15 @@ TEST(vgem_close_exporter_first_releases_once)
 /* closing the DRM file drops its handles */
 TEST(vgem_close_drm_file_releases_once)
 {
-	int dfd = ut_vgem(), bfd, n0;
+	int dfd = ut_vgem_open(), bfd, n0;
 	uint32_t h = 0;
 
 	ut_debug_export(ut_dev());
 	n0 = ut_released(ut_dev());
 	ASSERT_GE(n0, 0);
-	bfd = ut_export(ut_dev(), 0, ut_page());
+	bfd = ut_export_dev(ut_dev(), 0, ut_page(), NULL);
 	ASSERT_GE(bfd, 0);
-	ASSERT_EQ(ut_import(dfd, bfd, &h), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h), 0);
 	close(bfd);
 	close(dfd);
 	EXPECT_EQ(ut_released(ut_dev()), n0 + 1);
@@ -218,7 +140,7 @@ TEST(vgem_buffer_delete_refused_while_imported)
 {
 	const char *name = "dmabuf-vgem-del";
 	long pg = ut_page();
-	int dfd = ut_vgem(), fd, bfd, rfd, n0;
+	int dfd = ut_vgem_open(), fd, bfd, rfd, n0;
 	char cmd[64], b[64], *p;
 	uint32_t h = 0;
 
@@ -232,15 +154,15 @@ TEST(vgem_buffer_delete_refused_while_imported)
 	ut_fill(b, sizeof(b), 0, 1503);
 	ASSERT_EQ(ut_pwrite_all(fd, b, sizeof(b), 0), 0);
 	close(fd);
-	bfd = ut_export(name, 0, 2 * pg);
+	bfd = ut_export_dev(name, 0, 2 * pg, NULL);
 	ASSERT_GE(bfd, 0);
-	ASSERT_EQ(ut_import(dfd, bfd, &h), 0);
+	ASSERT_EQ(ut_prime_import(dfd, bfd, &h), 0);
 	close(bfd);
 	snprintf(cmd, sizeof(cmd), "delete %s\n", name);
 	EXPECT_EQ(ut_mgr(cmd), -EBUSY);
 	EXPECT_TRUE(ut_sysfs_exists(UT_UDMABUF_CLASS, name));
 	EXPECT_EQ(ut_released(name), n0);
-	rfd = ut_handle_fd(dfd, h);
+	rfd = ut_prime_fd(dfd, h);
 	ASSERT_GE(rfd, 0);
 	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, rfd, 0);
 	ASSERT_TRUE(p != MAP_FAILED);

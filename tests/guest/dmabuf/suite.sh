@@ -2,7 +2,8 @@
 # dmabuf: u-dma-buf's DMA-BUF exports with importers in the kernel: the test
 # importer (tests/kmod/udmem-dmabuf-importer.ko) attached to a platform
 # device, to the edu PCI device (behind the SMMU on arm64-iommu) and, on
-# device-tree targets, to a non-coherent device.
+# device-tree targets, to a non-coherent device; vgem and vivid as
+# importers; imports of foreign DMA-BUFs; uiomem's export of device memory.
 # Sourced by busybox sh after lib.sh.
 
 db_edu_path=$(udmem_pci_dev 0x1234 0x11e8)
@@ -42,6 +43,16 @@ db_kmods() {
 
 db_loaded=
 
+# db_ivshmem_bar: "start size" of the ivshmem-plain device's BAR 2
+db_ivshmem_bar() {
+	_d=$(udmem_pci_dev 0x1af4 0x1110) || return 1
+	sed -n 3p "$_d/resource" | {
+		read -r _s _e _f
+		[ "$_s" != "0x0000000000000000" ] || return 1
+		printf '0x%x 0x%x\n' $((_s)) $((_e - _s + 1))
+	}
+}
+
 # db_vgem_card: /dev/dri/cardN of vgem, or nothing
 db_vgem_card() {
 	for _c in /sys/class/drm/card*; do
@@ -55,7 +66,7 @@ db_vgem_card() {
 }
 
 db_unload() {
-	for m in u_dma_buf_mgr u_dma_buf udmem_dmabuf_importer udmem_edu_test; do
+	for m in uiomem u_dma_buf_mgr u_dma_buf udmem_dmabuf_importer udmem_edu_test; do
 		if grep -q "^$m " /proc/modules; then
 			rmmod $m
 		fi
@@ -113,6 +124,9 @@ else
 		DMABUF_ATTACH="pci/$db_edu" DMABUF_DIRECT=$db_direct DMABUF_CONTIG=$db_direct \
 		DMABUF_EDU_DST=udmabuf2 dmabuf-importer
 	db_import import dmabuf-import
+	# mainline udmabuf (memfd pages) next to an export, where the kernel has it
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/udmabuf" UDMABUF_DEV=udmabuf0 \
+		DMABUF_ATTACH="pci/$db_edu" dmabuf-udmabuf
 	# The import example of docs/dma-buf.md
 	if [ -z "$db_card" ]; then
 		tap_skip example-import "${db_novgem:-no vgem card}"
@@ -124,6 +138,18 @@ else
 	fi
 	if [ "$UDMEM_ARCH" = arm64 ]; then
 		db_import import-compat32 dmabuf-import-compat32
+	fi
+	# uiomem's DMA-BUF export of device memory: a region over the ivshmem BAR
+	if ! db_bar=$(db_ivshmem_bar); then
+		tap_skip uiomem "no ivshmem-plain device with a BAR 2"
+	elif ! udmem_insmod uiomem info_enable=0 uiomem0_addr="${db_bar% *}" \
+			uiomem0_size="${db_bar#* }"; then
+		tap_fail uiomem/setup "insmod uiomem over the ivshmem BAR ($db_bar) failed"
+	else
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/uiomem" UIOMEM_DEV=uiomem0 \
+			DMABUF_ATTACH="pci/$db_edu" DMABUF_DIRECT=$db_direct UDMABUF_DEV=udmabuf2 \
+			DMABUF_VGEM="$db_card" dmabuf-uiomem
+		rmmod uiomem || tap_fail uiomem/rmmod "rmmod uiomem after the exports closed failed"
 	fi
 	if [ "$UDMEM_HAS_DT" != 1 ]; then
 		tap_skip dt-noncoherent "no device tree on $UDMEM_ARCH"
@@ -152,8 +178,8 @@ else
 	db_unload
 fi
 
-# vivid (V4L2): capture into exports, with vb2-dma-contig (allocators=1) so
-# vivid maps the exports for its device
+# vivid (V4L2): capture into exports and output from them, with
+# vb2-dma-contig (allocators=1) so vivid maps the exports for its device
 if ! db_kmods mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
 		videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc; then
 	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
@@ -161,21 +187,23 @@ elif [ ! -f /udmem/kmods/vivid.ko ]; then
 	tap_skip vivid "no vivid module in this kernel"
 elif ! insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1; then
 	tap_fail vivid/setup "insmod vivid failed"
-elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x100000; then
+elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x200000; then
 	tap_fail vivid/setup "insmod u-dma-buf failed"
 	rmmod vivid
 else
 	db_cap=
+	db_out=
 	for _v in /sys/class/video4linux/video*; do
 		case $(cat "$_v/name" 2>/dev/null) in
-		*vid-cap*) db_cap=/dev/${_v##*/}; break ;;
+		*vid-cap*) [ -n "$db_cap" ] || db_cap=/dev/${_v##*/} ;;
+		*vid-out*) [ -n "$db_out" ] || db_out=/dev/${_v##*/} ;;
 		esac
 	done
-	if [ -z "$db_cap" ]; then
-		tap_fail vivid/setup "vivid loaded but no vid-cap node"
+	if [ -z "$db_cap" ] || [ -z "$db_out" ]; then
+		tap_fail vivid/setup "vivid loaded but no vid-cap or vid-out node: $db_cap $db_out"
 	else
 		udmem_run UDMEM_SUITE="$UDMEM_SUITE/vivid" UDMABUF_DEV=udmabuf0 \
-			DMABUF_VIVID="$db_cap" dmabuf-v4l2
+			DMABUF_VIVID="$db_cap" DMABUF_VIVID_OUT="$db_out" dmabuf-v4l2
 	fi
 	db_unload
 	rmmod vivid

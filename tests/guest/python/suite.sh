@@ -64,6 +64,15 @@ else
 	# The guest's /run is a tmpfs; the host's /tmp stays as it is (the
 	# repository may live there), read-only.
 	mkdir -p /run/udmem-tmp
+	# vgem (the target's guest_kmods, from the initramfs) gives the DMA-BUF
+	# import example a foreign DMA-BUF; without it that test SKIPs.
+	py_kmods=
+	for m in drm drm_kms_helper drm_shmem_helper vgem; do
+		[ -d "/sys/module/$m" ] && continue
+		[ -f "/udmem/kmods/$m.ko" ] || break
+		insmod "/udmem/kmods/$m.ko" || break
+		py_kmods="$m $py_kmods"
+	done
 	py_chroot UDMEM_SUITE=python \
 		PYTHONPATH="$top/python/src:$top/tests/qemu" \
 		UDMEM_MODULES="$top/build/$UDMEM_TARGET/modules" \
@@ -72,5 +81,8 @@ else
 	# Result lines go to the harness; without any, show why.
 	grep -E '^(ok|not ok) - ' /run/udmem-tmp/pytest.log ||
 		tail -n 20 /run/udmem-tmp/pytest.log | sed 's/^/# pytest: /'
+	for m in $py_kmods; do
+		rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
+	done
 	py_dist
 fi
