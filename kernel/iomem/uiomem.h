@@ -163,9 +163,18 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma);
 /* ioctl.c */
 long uiomem_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* export.c */
 struct uiomem_export;
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+/* export.c */
 int uiomem_export(struct uiomem *um, struct file *file, struct uiomem_export *args);
+#else
+/* A kernel without DMA-BUF (Debian's 5.10 cloud flavour): no export. */
+static inline int uiomem_export(struct uiomem *um, struct file *file,
+				struct uiomem_export *args)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* file.c */
 extern const struct file_operations uiomem_fops;
