@@ -44,13 +44,21 @@ bool udmabuf_mmap_quirk(const struct udmabuf *buf)
 	}
 }
 
+/*
+ * The protection of a new mapping, and in @cached whether it asked for the
+ * cached attribute: what it asked, not what the CPU gives (a RISC-V CPU
+ * without Svpbmt makes pgprot_noncached() the cached protection).
+ */
 static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
-				  bool force_sync)
+				  bool force_sync, bool *cached)
 {
 	u32 mode = READ_ONCE(buf->sync_mode);
 
-	if (!force_sync && !(mode & UDMABUF_SYNC_ALWAYS))
+	*cached = false;
+	if (!force_sync && !(mode & UDMABUF_SYNC_ALWAYS)) {
+		*cached = true;
 		return prot;
+	}
 	switch (mode & UDMABUF_SYNC_MODE_MASK) {
 	case UDMABUF_SYNC_NONCACHED:
 		return pgprot_noncached(prot);
@@ -60,6 +68,7 @@ static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 		return IS_ENABLED(CONFIG_ARM) ? pgprot_dmacoherent(prot) :
 		       pgprot_writecombine(prot);
 	default:
+		*cached = true;
 		return prot;
 	}
 }
@@ -308,8 +317,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
 		return -EINVAL;
 	/* sync_mode may change under us; one read decides this mapping. */
-	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync);
-	cached = pgprot_val(prot) == pgprot_val(vma->vm_page_prot);
+	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync, &cached);
 	vma->vm_page_prot = udmabuf_prot_dirty(prot);
 	if (buf->debug_vma & 1)
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
