@@ -17,10 +17,9 @@ bd_chans() {
 }
 
 # sf-pdma uses the kernel's virtual-channel helpers, a module in Debian.
-bd_vdma=0
 if [ -f /udmem/modules/sf-pdma.ko ] && [ -f /udmem/kmods/virt-dma.ko ] &&
 	! lsmod | grep -q '^virt_dma '; then
-	insmod /udmem/kmods/virt-dma.ko && bd_vdma=1
+	insmod /udmem/kmods/virt-dma.ko
 fi
 
 for m in $bd_engines; do
@@ -154,9 +153,9 @@ else
 	lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
 	lsmod | grep -q '^udmem_dmaengine_test ' && udmem_rmmod udmem-dmaengine-test
 fi
+# sf-pdma stays (and virt-dma under it): on 7.2 it cannot register its
+# channels again after a removal (sysfs: duplicate dma0chan0), so the
+# suites after this one use it as loaded.
 for m in $bd_loaded; do
-	udmem_rmmod "$m"
+	[ "$m" = sf-pdma ] || udmem_rmmod "$m"
 done
-if [ $bd_vdma = 1 ]; then
-	rmmod virt_dma
-fi
