@@ -33,14 +33,16 @@ def matrix(targets, results):
             conf = load_target(t)
         except TargetError:
             continue
-        mine = [(v, why) for v, name, why in results if name.startswith(t + ":")]
+        # "<target>:<check>", or "<target>/fetch" for a target that stopped there
+        mine = [(v, why) for v, name, why in results
+                if name.startswith(t + ":") or name == t + "/fetch"]
         if not mine or any(v == "not ok" for v, _ in mine):
             state = "failed"
         elif mine and all(why.startswith("SKIP") for _, why in mine):
             state = "skipped"
         else:
             state = "passed"
-        line = kernel_line(RELEASES.get(t)) or f"({conf.suites[0]})"
+        line = kernel_line(RELEASES.get(t)) or conf.series or f"({conf.suites[0]})"
         kind = "boot" if conf.boot else "build"
         cell = cells.setdefault((line, conf.arch), {})
         cell.setdefault(kind, []).append(state)
