@@ -95,3 +95,81 @@ udmem_pci_dev() {
 	done
 	return 1
 }
+
+# The board suites' shared setup (board-dma, board-python): the SoC's DMA
+# engine, the test peer on it, and the on-chip memory region.
+
+# udmem_board_engines: load the engine drivers built for this board that are
+# not loaded yet (and virt-dma, which sf-pdma needs).  Sets
+# udmem_board_loaded to the engines it loaded and udmem_board_failed to
+# those whose insmod failed (with the kernel's last words in
+# udmem_board_why).
+# shellcheck disable=SC2034 # the suites read what it sets
+udmem_board_engines() {
+	udmem_board_loaded=
+	udmem_board_failed=
+	udmem_board_why=
+	if [ -f /udmem/modules/sf-pdma.ko ] && [ -f /udmem/kmods/virt-dma.ko ] &&
+		! grep -q '^virt_dma ' /proc/modules; then
+		insmod /udmem/kmods/virt-dma.ko
+	fi
+	for _be in zynqmp_dma sf-pdma; do
+		[ -f "/udmem/modules/$_be.ko" ] || continue
+		grep -q "^$(echo "$_be" | tr - _) " /proc/modules && continue
+		if udmem_insmod "$_be"; then
+			udmem_board_loaded="$udmem_board_loaded $_be"
+		else
+			udmem_board_failed="$udmem_board_failed $_be"
+			udmem_board_why=$(dmesg | tail -n 2 | tr '\n' ' ')
+		fi
+	done
+}
+
+# udmem_board_unload_engines: unload what udmem_board_engines loaded, but
+# sf-pdma (and virt-dma under it): on 7.2 it cannot register its channels
+# again after a removal (sysfs: duplicate dma0chan0), so later suites use
+# it as loaded.
+udmem_board_unload_engines() {
+	for _be in $udmem_board_loaded; do
+		[ "$_be" = sf-pdma ] || udmem_rmmod "$_be"
+	done
+}
+
+# udmem_board_peer: load tests/kmod's dmaengine peer and read what it uses:
+# udmem_board_chan, udmem_board_eng (the engine's device), udmem_board_bits
+# (its DMA mask width) and udmem_board_bind (u-dma-buf's bind= name for it:
+# the bus is named, but for the platform bus).  1 when the peer fails to
+# load (udmem_board_why says why).
+# shellcheck disable=SC2034 # the suites read what it sets
+udmem_board_peer() {
+	udmem_board_eng=
+	udmem_board_bind=
+	if ! udmem_insmod udmem-dmaengine-test; then
+		udmem_board_why=$(dmesg | tail -n 2 | tr '\n' ' ')
+		return 1
+	fi
+	# "<channel> <device> <DMA mask width>"
+	read -r udmem_board_chan udmem_board_eng udmem_board_bits < /dev/udmem-dmaengine-test
+	udmem_board_bind=$udmem_board_eng
+	[ -e "/sys/bus/amba/devices/$udmem_board_eng" ] &&
+		udmem_board_bind="amba/$udmem_board_eng"
+	return 0
+}
+
+# udmem_board_region: load uiomem and print the name of the board's
+# on-chip memory region (Zynq's OCM, PolarFire's L2-LIM, from
+# tests/qemu/dt/3*-board-*.dtsi); nothing when there is none.
+udmem_board_region() {
+	grep -q '^uiomem ' /proc/modules || udmem_insmod uiomem || return 0
+	for _br in uiomem-ocm uiomem-l2lim; do
+		[ -e "/dev/$_br" ] && echo "$_br"
+	done
+	return 0
+}
+
+# udmem_board_unload: unload the drivers and the peer the board suites load.
+udmem_board_unload() {
+	for _bm in uiomem u_dma_buf udmem_dmaengine_test; do
+		grep -q "^$_bm " /proc/modules && udmem_rmmod "$_bm"
+	done
+}

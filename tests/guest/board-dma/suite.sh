@@ -8,29 +8,18 @@
 # The engine drivers Debian lacks (zynqmp_dma, sf-pdma) and dmatest are built
 # from Debian's linux-source by tests/qemu/udmemqemu/boards.py.
 
-bd_engines="zynqmp_dma sf-pdma"
-bd_loaded=""
-
+# shellcheck disable=SC2154 # udmem_board_*: set by lib.sh's udmem_board_* helpers
 # bd_chans: the dmaengine channels of the guest, one a line
 bd_chans() {
 	ls /sys/class/dma 2>/dev/null
 }
 
-# sf-pdma uses the kernel's virtual-channel helpers, a module in Debian.
-if [ -f /udmem/modules/sf-pdma.ko ] && [ -f /udmem/kmods/virt-dma.ko ] &&
-	! lsmod | grep -q '^virt_dma '; then
-	insmod /udmem/kmods/virt-dma.ko
-fi
-
-for m in $bd_engines; do
-	if [ -f "/udmem/modules/$m.ko" ]; then
-		if udmem_insmod "$m"; then
-			bd_loaded="$bd_loaded $m"
-			tap_ok "engine-$m-loads"
-		else
-			tap_fail "engine-$m-loads" "insmod $m.ko failed: $(dmesg | tail -n 2)"
-		fi
-	fi
+udmem_board_engines
+for m in $udmem_board_loaded; do
+	tap_ok "engine-$m-loads"
+done
+for m in $udmem_board_failed; do
+	tap_fail "engine-$m-loads" "insmod $m.ko failed: $udmem_board_why"
 done
 bd_n=$(bd_chans | wc -l)
 
@@ -63,18 +52,15 @@ else
 
 	# ---- the peer, buffers bound to its engine, the on-chip memory
 	bd_eng=""
-	if ! udmem_insmod udmem-dmaengine-test; then
-		tap_fail peer "insmod udmem-dmaengine-test failed: $(dmesg | tail -n 2)"
+	if ! udmem_board_peer; then
+		tap_fail peer "insmod udmem-dmaengine-test failed: $udmem_board_why"
 	else
-		# "<channel> <device> <DMA mask bits>"
-		read -r bd_chan bd_eng bd_bits < /dev/udmem-dmaengine-test
-		tap_check peer test -n "$bd_bits"
-		echo "# peer: channel $bd_chan of $bd_eng, DMA mask $bd_bits bits"
+		bd_eng=$udmem_board_eng
+		tap_check peer test -n "$udmem_board_bits"
+		echo "# peer: channel $udmem_board_chan of $bd_eng, DMA mask $udmem_board_bits bits"
 	fi
 	if [ -n "$bd_eng" ]; then
-		# u-dma-buf's bind names the bus, but for the platform bus
-		bd_bind=$bd_eng
-		[ -e "/sys/bus/amba/devices/$bd_eng" ] && bd_bind="amba/$bd_eng"
+		bd_bind=$udmem_board_bind
 		if udmem_insmod u-dma-buf udmabuf0=0x100000 udmabuf0_bind="$bd_bind" \
 			udmabuf1=0x100000 udmabuf1_bind="$bd_bind" info_enable=3 &&
 			[ -e /dev/udmabuf0 ] && [ -e /dev/udmabuf1 ]; then
@@ -83,13 +69,7 @@ else
 			tap_fail buffers-bound-to-engine "insmod u-dma-buf bind=$bd_bind failed"
 			bd_eng=""
 		fi
-		# the on-chip memory: Zynq's OCM, PolarFire's L2-LIM (tests/qemu/dt/3*-board-*.dtsi)
-		bd_region=""
-		if udmem_insmod uiomem; then
-			for r in uiomem-ocm uiomem-l2lim; do
-				[ -e "/dev/$r" ] && bd_region=$r
-			done
-		fi
+		bd_region=$(udmem_board_region)
 		if [ -n "$bd_region" ]; then
 			tap_ok on-chip-memory-region
 		else
@@ -149,13 +129,6 @@ else
 		rm -f $bd_in $bd_out
 		# The Python package's transfers: the board-python suite.
 	fi
-	lsmod | grep -q '^uiomem ' && udmem_rmmod uiomem
-	lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
-	lsmod | grep -q '^udmem_dmaengine_test ' && udmem_rmmod udmem-dmaengine-test
+	udmem_board_unload
 fi
-# sf-pdma stays (and virt-dma under it): on 7.2 it cannot register its
-# channels again after a removal (sysfs: duplicate dma0chan0), so the
-# suites after this one use it as loaded.
-for m in $bd_loaded; do
-	[ "$m" = sf-pdma ] || udmem_rmmod "$m"
-done
+udmem_board_unload_engines

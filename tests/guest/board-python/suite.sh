@@ -6,10 +6,8 @@
 # buffer and the on-chip memory through uiomem, driven from Python
 # (board_python.py says how).  Other guests have no Python: one SKIP.
 
-bp_engines="zynqmp_dma sf-pdma"
-bp_loaded=""
+# shellcheck disable=SC2154 # udmem_board_*: set by lib.sh's udmem_board_* helpers
 bp_eng=""
-bp_vdma=0
 
 # bp_chroot CMD...: CMD in the Python root, with a clean environment.
 bp_chroot() {
@@ -20,37 +18,20 @@ bp_chroot() {
 if [ ! -x /host/usr/bin/python3 ] || [ ! -d /udmem/python/udmem ]; then
 	tap_skip python "no Python root in this guest (board targets with python_root = yes have one)"
 else
-	# sf-pdma needs the kernel's virtual-channel helpers (as in board-dma)
-	if [ -f /udmem/modules/sf-pdma.ko ] && [ -f /udmem/kmods/virt-dma.ko ] &&
-		! grep -q '^virt_dma ' /proc/modules; then
-		insmod /udmem/kmods/virt-dma.ko && bp_vdma=1
-	fi
-	for m in $bp_engines; do
-		if [ -f "/udmem/modules/$m.ko" ] && ! grep -q "^$(echo "$m" | tr - _) " /proc/modules; then
-			udmem_insmod "$m" && bp_loaded="$bp_loaded $m"
-		fi
-	done
-	if ! udmem_insmod udmem-dmaengine-test; then
-		tap_fail peer "insmod udmem-dmaengine-test failed: $(dmesg | tail -n 2)"
+	udmem_board_engines
+	if ! udmem_board_peer; then
+		tap_fail peer "insmod udmem-dmaengine-test failed: $udmem_board_why"
 	else
-		# "<channel> <device> <DMA mask width>"
-		read -r _chan bp_eng _bits < /dev/udmem-dmaengine-test
-		echo "# peer: channel $_chan of $bp_eng"
+		bp_eng=$udmem_board_eng
+		echo "# peer: channel $udmem_board_chan of $bp_eng"
 	fi
 fi
 if [ -n "$bp_eng" ]; then
-	bp_bind=$bp_eng
-	[ -e "/sys/bus/amba/devices/$bp_eng" ] && bp_bind="amba/$bp_eng"
+	bp_bind=$udmem_board_bind
 	tap_check buffers-bound-to-engine udmem_insmod u-dma-buf \
 		udmabuf0=0x100000 udmabuf0_bind="$bp_bind" \
 		udmabuf1=0x100000 udmabuf1_bind="$bp_bind"
-	# the on-chip memory window of tests/qemu/dt/3*-board-*.dtsi
-	bp_region=""
-	if udmem_insmod uiomem; then
-		for r in uiomem-ocm uiomem-l2lim; do
-			[ -e "/dev/$r" ] && bp_region=$r
-		done
-	fi
+	bp_region=$(udmem_board_region)
 	[ -n "$bp_region" ] ||
 		tap_fail region "no /dev/uiomem-ocm or /dev/uiomem-l2lim: $(dmesg | grep -i uiomem | tail -n 2)"
 	for d in proc sys dev run tmp; do
@@ -61,6 +42,7 @@ if [ -n "$bp_eng" ]; then
 	mount -o bind /dev /host/dev
 	mkdir -p /host/run/udmem-python
 	cp -r /udmem/python/udmem ./board_python.py /host/run/udmem-python/
+	# shellcheck disable=SC2086 # no region: no argument
 	bp_out=$(bp_chroot python3 /run/udmem-python/board_python.py \
 		udmabuf0 udmabuf1 $bp_region 2>&1)
 	bp_rc=$?
@@ -77,13 +59,6 @@ if [ -n "$bp_eng" ]; then
 	done
 	umount /host/dev /host/sys /host/proc
 	rm -rf /host/run/udmem-python
-	grep -q '^uiomem ' /proc/modules && udmem_rmmod uiomem
-	grep -q '^u_dma_buf ' /proc/modules && udmem_rmmod u-dma-buf
 fi
-grep -q '^udmem_dmaengine_test ' /proc/modules && udmem_rmmod udmem-dmaengine-test
-for m in $bp_loaded; do
-	udmem_rmmod "$m"
-done
-if [ "$bp_vdma" = 1 ]; then
-	rmmod virt_dma
-fi
+udmem_board_unload
+udmem_board_unload_engines
