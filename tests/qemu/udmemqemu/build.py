@@ -2,6 +2,7 @@
 """Build the modules and the static guest programs for one target."""
 
 import concurrent.futures
+import functools
 import glob
 import hashlib
 import os
@@ -169,7 +170,9 @@ _prog_dirs = {}
 _lib_locks = {}
 
 
+@functools.cache
 def _sources_digest():
+    """Every user-space source the programs compile from, hashed once a run."""
     h = hashlib.sha256()
     for top in _PROG_SOURCES:
         for path in sorted(glob.glob(os.path.join(TOP, top, "**", "*.[ch]"), recursive=True)):
