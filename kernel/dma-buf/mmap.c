@@ -318,6 +318,18 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		return -EINVAL;
 	/* sync_mode may change under us; one read decides this mapping. */
 	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync, &cached);
+	/*
+	 * x86 keeps one memory type per page of RAM (PAT): remap_pfn_range()
+	 * and vmf_insert_pfn() map RAM with the type of the kernel's own
+	 * mapping, write-back, whatever was asked.  vm_insert_pages() does not
+	 * look, so page mode asks for write-back itself rather than alias
+	 * write-back RAM with an uncached mapping, which x86 does not support.
+	 * DMA is cache-coherent there.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && buf->pages) {
+		prot = vma->vm_page_prot;
+		cached = true;
+	}
 	vma->vm_page_prot = udmabuf_prot_dirty(prot);
 	if (buf->debug_vma & 1)
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
