@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# memtype: the memory type of every u-dma-buf mapping mode and of the
+# kernel alias, read from the page tables by tests/kmod/udmem-memtype.ko,
+# for buffers on a coherent and a non-coherent device in each mmap mode
+# (memtype.c has the table it asserts; docs/memory-types.md explains it).
+
+mt_bufs="coh-on:dma-coherent,quirk-mmap-on coh-off:dma-coherent,quirk-mmap-off
+nc-on:quirk-mmap-on nc-off:quirk-mmap-off nc-auto:quirk-mmap-auto nc-page:quirk-mmap-page"
+
+if ! udmem_insmod u-dma-buf || ! udmem_insmod u-dma-buf-mgr; then
+	tap_fail setup "insmod u-dma-buf, u-dma-buf-mgr failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+elif ! udmem_insmod udmem-memtype; then
+	tap_fail setup "insmod udmem-memtype failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+else
+	for b in $mt_bufs; do
+		opts=$(echo "${b#*:}" | tr , ' ')
+		echo "create memtype-${b%%:*} 0x10000 $opts" > /dev/u-dma-buf-mgr ||
+			tap_fail "create-${b%%:*}" "the manager refused: create memtype-${b%%:*} 0x10000 $opts"
+	done
+	udmem_run memtype
+	for b in $mt_bufs; do
+		echo "delete memtype-${b%%:*}" > /dev/u-dma-buf-mgr
+	done
+	udmem_rmmod udmem-memtype
+fi
+lsmod | grep -q '^u_dma_buf_mgr ' && udmem_rmmod u-dma-buf-mgr
+lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
