@@ -2,13 +2,19 @@
 /*
  * u-dma-buf: buffer memory.
  *
- * The memory comes from dma_alloc_coherent() on the buffer's DMA device, so
- * the DMA core picks the device's CMA area, its reserved pool, the default
- * CMA area or the page allocator.  Besides the kernel address and the DMA
- * address, we note how user space can map it: as one run of page frames
- * (whole-range remap at mmap time), as struct pages (page mode, for
- * get_user_pages; CMA or page-allocator memory), or only through
- * dma_mmap_coherent().
+ * The memory comes from the DMA API on the buffer's DMA device, so the DMA
+ * core picks the device's CMA area, its reserved pool, the default CMA
+ * area or the page allocator.  Where user space maps a non-coherent buffer
+ * cached (mmap modes on, auto and page), dma_alloc_noncoherent() gives it
+ * a cached kernel address too: one memory type for the memory, and the
+ * syncs are the DMA API's contract for such memory.  Elsewhere (coherent
+ * devices, mode off, reserved pools, DMA ops without it) the memory comes
+ * from dma_alloc_coherent(), as in the original driver.
+ *
+ * Besides the kernel address and the DMA address, we note how user space
+ * can map it: as one run of page frames (whole-range remap at mmap time),
+ * as struct pages (page mode, for get_user_pages; CMA or page-allocator
+ * memory), or only through dma_mmap_coherent().
  */
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
@@ -134,10 +140,54 @@ bool udmabuf_dma_direct_plain(struct device *dev)
 	return !get_dma_ops(dev) && !dev->dma_range_map;
 }
 
+/*
+ * A cached kernel address for a non-coherent buffer whose user mappings
+ * are cached.  Not in mode off: dma_mmap_coherent() would map it uncached
+ * beside it.  Not from a device's pool, which only the coherent allocator
+ * takes from.
+ */
+static bool udmabuf_want_cached_alias(const struct udmabuf *buf)
+{
+	return !udmabuf_dma_coherent(buf) && udmabuf_mmap_quirk(buf) &&
+	       !udmabuf_dev_has_pool(buf->dma_dev);
+}
+
+static void *udmabuf_alloc_cached(struct udmabuf *buf)
+{
+	void *virt;
+
+	virt = dma_alloc_noncoherent(buf->dma_dev, buf->alloc_size, &buf->dma_addr,
+				     DMA_BIDIRECTIONAL, GFP_KERNEL | __GFP_NOWARN);
+	if (!virt)
+		return NULL;
+	/*
+	 * The allocator zeroed it through the cache: write the zeros back
+	 * before the device or an uncached mapping reads the memory.
+	 */
+	dma_sync_single_for_device(buf->dma_dev, buf->dma_addr, buf->alloc_size,
+				   DMA_BIDIRECTIONAL);
+	buf->cached_alias = true;
+	return virt;
+}
+
+static void udmabuf_dma_free(struct udmabuf *buf)
+{
+	if (buf->cached_alias)
+		dma_free_noncoherent(buf->dma_dev, buf->alloc_size, buf->virt, buf->dma_addr,
+				     DMA_BIDIRECTIONAL);
+	else
+		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->virt, buf->dma_addr);
+}
+
 int udmabuf_alloc(struct udmabuf *buf)
 {
-	buf->virt = dma_alloc_coherent(buf->dma_dev, buf->alloc_size, &buf->dma_addr,
-				       GFP_KERNEL | __GFP_NOWARN);
+	buf->virt = NULL;
+	buf->cached_alias = false;
+	if (udmabuf_want_cached_alias(buf))
+		buf->virt = udmabuf_alloc_cached(buf);
+	if (!buf->virt)
+		buf->virt = dma_alloc_coherent(buf->dma_dev, buf->alloc_size, &buf->dma_addr,
+					       GFP_KERNEL | __GFP_NOWARN);
 	if (!buf->virt)
 		return -ENOMEM;
 	if (udmabuf_dev_has_pool(buf->dma_dev)) {
@@ -168,7 +218,7 @@ void udmabuf_free(struct udmabuf *buf)
 	if (!buf->virt || !free_mem)
 		goto out;
 	if (!buf->keep_on_free) {
-		dma_free_coherent(dev, buf->alloc_size, buf->virt, buf->dma_addr);
+		udmabuf_dma_free(buf);
 		goto out;
 	}
 	/*
@@ -178,7 +228,7 @@ void udmabuf_free(struct udmabuf *buf)
 	 */
 	if (device_trylock(dev)) {
 		if (dev->driver) {
-			dma_free_coherent(dev, buf->alloc_size, buf->virt, buf->dma_addr);
+			udmabuf_dma_free(buf);
 			buf->virt = NULL;
 		}
 		device_unlock(dev);

@@ -5,8 +5,11 @@
  * read() and write() copy through the kernel mapping and are bounded by the
  * buffer size (a write that faults part way counts the bytes it wrote);
  * with O_SYNC or sync_mode bit 2 they hand the range to the CPU before the
- * copy and back to the device after it.
+ * copy and back to the device after it.  Through a cached kernel address
+ * (alloc.c) they also keep the range coherent with memory without O_SYNC,
+ * as the original driver's uncached copies were.
  */
+#include <linux/dma-direction.h>
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
@@ -44,6 +47,19 @@ static size_t udmabuf_rw_len(const struct udmabuf *buf, loff_t pos, size_t count
 	return min_t(u64, count, buf->size - pos);
 }
 
+/* What read() and write() do around the copy. */
+enum udmabuf_rw_sync {
+	UDMABUF_RW_PLAIN,	/* nothing */
+	UDMABUF_RW_OWNER,	/* O_SYNC: hand the range to the CPU and back */
+	/*
+	 * A cached kernel address: make the range coherent with memory
+	 * around the copy and leave the sync owner alone.  Before a read,
+	 * clean then invalidate, so that dirty lines of a cached mapping are
+	 * written rather than dropped; after a write, clean.
+	 */
+	UDMABUF_RW_ALIAS,
+};
+
 /*
  * Sync the range before a copy, under the lock.  The copy itself runs
  * without the lock: it may fault on a user page, and mmap() (which holds
@@ -51,7 +67,7 @@ static size_t udmabuf_rw_len(const struct udmabuf *buf, loff_t pos, size_t count
  * reference keeps the memory.
  */
 static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t pos,
-				size_t count, u32 dir, bool *sync)
+				size_t count, u32 dir, enum udmabuf_rw_sync *sync)
 {
 	ssize_t len;
 
@@ -61,18 +77,30 @@ static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t p
 		len = -ENODEV;
 	} else {
 		len = udmabuf_rw_len(buf, pos, count);
-		*sync = len && udmabuf_file_sync(buf, file);
-		if (*sync)
+		*sync = UDMABUF_RW_PLAIN;
+		if (len && udmabuf_file_sync(buf, file))
+			*sync = UDMABUF_RW_OWNER;
+		else if (len && buf->cached_alias)
+			*sync = UDMABUF_RW_ALIAS;
+		if (*sync == UDMABUF_RW_OWNER) {
 			udmabuf_sync_range(buf, false, pos, len, dir);
+		} else if (*sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_FROM_DEVICE) {
+			udmabuf_sync_dma(buf, true, pos, len, DMA_BIDIRECTIONAL);
+			udmabuf_sync_dma(buf, false, pos, len, DMA_BIDIRECTIONAL);
+		}
 	}
 	mutex_unlock(&buf->lock);
 	return len;
 }
 
-static void udmabuf_rw_end(struct udmabuf *buf, loff_t pos, size_t len, u32 dir)
+static void udmabuf_rw_end(struct udmabuf *buf, enum udmabuf_rw_sync sync, loff_t pos,
+			   size_t len, u32 dir)
 {
 	mutex_lock(&buf->lock);
-	udmabuf_sync_range(buf, true, pos, len, dir);
+	if (sync == UDMABUF_RW_OWNER)
+		udmabuf_sync_range(buf, true, pos, len, dir);
+	else if (sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_TO_DEVICE)
+		udmabuf_sync_dma(buf, true, pos, len, DMA_TO_DEVICE);
 	mutex_unlock(&buf->lock);
 }
 
@@ -80,8 +108,8 @@ static ssize_t udmabuf_read(struct file *file, char __user *ubuf, size_t count,
 			    loff_t *ppos)
 {
 	struct udmabuf *buf = file->private_data;
+	enum udmabuf_rw_sync sync = UDMABUF_RW_PLAIN;
 	loff_t pos = *ppos;
-	bool sync = false;
 	ssize_t len;
 
 	len = udmabuf_rw_begin(buf, file, pos, count, UDMEM_SYNC_FROM_DEVICE, &sync);
@@ -91,8 +119,8 @@ static ssize_t udmabuf_read(struct file *file, char __user *ubuf, size_t count,
 		len = -EFAULT;
 	else
 		*ppos = pos + len;
-	if (sync)
-		udmabuf_rw_end(buf, pos, len < 0 ? 0 : len, UDMEM_SYNC_FROM_DEVICE);
+	if (sync == UDMABUF_RW_OWNER)
+		udmabuf_rw_end(buf, sync, pos, len < 0 ? 0 : len, UDMEM_SYNC_FROM_DEVICE);
 	return len;
 }
 
@@ -100,8 +128,8 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	struct udmabuf *buf = file->private_data;
+	enum udmabuf_rw_sync sync = UDMABUF_RW_PLAIN;
 	loff_t pos = *ppos;
-	bool sync = false;
 	size_t left;
 	ssize_t len;
 
@@ -119,8 +147,8 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 	 */
 	left = access_ok(ubuf, len) ? __copy_from_user(buf->virt + pos, ubuf, len) : len;
 	len -= left;
-	if (sync)
-		udmabuf_rw_end(buf, pos, len, UDMEM_SYNC_TO_DEVICE);
+	if (sync != UDMABUF_RW_PLAIN)
+		udmabuf_rw_end(buf, sync, pos, len, UDMEM_SYNC_TO_DEVICE);
 	if (!len)
 		return -EFAULT;
 	*ppos = pos + len;

@@ -94,6 +94,7 @@ struct udmabuf {
 	unsigned long pfn;		/* first pfn when pfn_ok */
 	bool pfn_ok;			/* memory is one run of pfns from pfn */
 	bool no_cpu_sync;		/* outside the linear map: no cache ops */
+	bool cached_alias;		/* from dma_alloc_noncoherent(): see alloc.c */
 	struct page **pages;		/* page mode: one per page */
 	bool own_refs;			/* we gave pages[1..] their counts */
 	bool dma_gone;			/* detached; DMA API calls inexact */
