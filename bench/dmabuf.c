@@ -222,9 +222,9 @@ void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t)
 	}
 	d[1].fd = bench_mainline(size, &mfd);
 	if (d[1].fd < 0) {
-		snprintf(why, sizeof(why), "no mainline udmabuf to compare with (/dev/udmabuf, "
-			 "CONFIG_UDMABUF, 5.2+; memfd of %" PRIu64 " bytes): %s", size,
-			 strerror(-d[1].fd));
+		snprintf(why, sizeof(why), "%s (%" PRIu64 " bytes): %s",
+			 "no mainline udmabuf to compare with (/dev/udmabuf, CONFIG_UDMABUF)",
+			 size, strerror(-d[1].fd));
 		bench_emit_skip(c, t->name, "dmabuf-udmabuf", why);
 		if (mfd >= 0)
 			close(mfd);

@@ -156,7 +156,8 @@ int cli_cmd_export(int argc, char **argv)
 	/* O_RDONLY, O_WRONLY and O_RDWR are 0, 1 and 2: the index of the word. */
 	flags = access | O_CLOEXEC;
 	if (opts[3].value && dev.reg) {
-		cli_usage_error("export", "--uncached is for buffers (a region's export has no mmap)");
+		cli_usage_error("export",
+				"--uncached is for buffers (a region's export has no mmap)");
 		cli_dev_close(&dev);
 		return CLI_EXIT_USAGE;
 	}

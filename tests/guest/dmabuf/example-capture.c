@@ -105,8 +105,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "frame %d: byte %zu not written\n", n, j);
 			return 1;
 		}
-		printf("frame %d: slot %u at DMA address 0x%" PRIx64 ", first pixel Y %u U %u V %u\n",
-		       n, vb.index, addr[vb.index], frame[0], frame[1], frame[3]);
+		printf("frame %d: slot %u at DMA address 0x%" PRIx64, n, vb.index, addr[vb.index]);
+		printf(", first pixel Y %u U %u V %u\n", frame[0], frame[1], frame[3]);
 		/* Here an FPGA could take the frame from addr[vb.index]; then requeue it. */
 		memset(frame, 0, len);
 		udmem_buffer_sync_for_device(buf, vb.index * slot, len, UDMEM_DIR_TO_DEVICE);
