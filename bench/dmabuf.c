@@ -12,8 +12,8 @@
  * tables are counted ("importer").  Without it, a u-dma-buf export is one
  * entry per GiB by construction ("contiguous") and the memfd's pages are
  * counted as physically contiguous runs from /proc/self/pagemap
- * ("pagemap", a lower bound: kernels from 6.12 give one entry per page
- * whatever the runs), or not at all without the privilege to read frame
+ * ("pagemap", a lower bound: an exporter can merge only contiguous pages,
+ * and need not), or not at all without the privilege to read frame
  * numbers.
  */
 #include <errno.h>
