@@ -166,6 +166,10 @@ struct bench_rec {
 	double minflt;
 	double pmd_entries;	/* touch: NaN when absent */
 	double pte_entries;
+	double sg_entries;	/* dmabuf: NaN when unknown */
+	double pages;
+	char exporter[16];
+	char sg_source[16];
 	double syscalls;
 	double cache_ops;
 	double barriers;
@@ -242,5 +246,8 @@ void bench_touch(struct bench_ctx *c, const struct bench_target *t);
 
 /* sync-cost.c */
 void bench_sync_sweep(struct bench_ctx *c, const struct bench_target *t);
+
+/* dmabuf.c */
+void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t);
 
 #endif /* UDMEM_BENCH_PRIV_H */

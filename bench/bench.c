@@ -135,8 +135,10 @@ static void bench_usage(FILE *f)
 	      "Measures every /sys/class/u-dma-buf and /sys/class/uiomem device (or\n"
 	      "the NAMEs) beside anonymous memory: mmap and read()/write() with and\n"
 	      "without syncs, cached, uncached and write-combine; first-touch page\n"
-	      "faults; sync cost against size and method.  NAME \"anon\" runs only\n"
-	      "the anonymous-memory reference.\n"
+	      "faults; sync cost against size and method; the first buffer's DMA-BUF\n"
+	      "export beside the kernel's udmabuf (memfd pages): scatterlist entries\n"
+	      "and DMA_BUF_IOCTL_SYNC cost.  NAME \"anon\" runs only the anonymous-\n"
+	      "memory reference.\n"
 	      "\n"
 	      "  -r, --runs N       runs per figure (median and spread), default 5\n"
 	      "  -s, --size BYTES   bytes per pass (K/M/G suffixes), default the whole buffer\n"
@@ -162,10 +164,24 @@ static int bench_report(const char *path)
 	return 0;
 }
 
-/* Anonymous matrix and touch, then per target the matrix, touch and syncs. */
-static int bench_count_steps(int n)
+/* The buffer the DMA-BUF comparison exports: the first that has the ioctls. */
+static const struct bench_target *bench_dmabuf_target(const struct bench_target *v, int n)
 {
-	return 2 + n * (BENCH_ACCESS_COUNT + 2);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].class == BENCH_UDMABUF && v[i].has_ioctl)
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * Anonymous matrix and touch, then per target the matrix, touch and syncs,
+ * then the DMA-BUF exporters.
+ */
+static int bench_count_steps(const struct bench_target *v, int n)
+{
+	return 2 + n * (BENCH_ACCESS_COUNT + 2) + !!bench_dmabuf_target(v, n);
 }
 
 static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
@@ -190,7 +206,7 @@ static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
 		err = -ENOMEM;
 		goto out;
 	}
-	c->steps = bench_count_steps(n);
+	c->steps = bench_count_steps(v, n);
 	c->start = bench_now();
 	bench_emit_meta(c);
 	/* One reference per distinct pass size; without targets, one of 32 MiB. */
@@ -231,6 +247,8 @@ static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
 		bench_sync_sweep(c, &v[i]);
 		bench_target_restore(&v[i]);
 	}
+	if (bench_dmabuf_target(v, n))
+		bench_dmabuf(c, bench_dmabuf_target(v, n));
 out:
 	bench_json_begin(&c->out, "end");
 	bench_json_kv_i(&c->out, "records", c->out.records);

@@ -156,6 +156,10 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->minflt = bench_json_num(line, "minflt");
 	r->pmd_entries = bench_json_num(line, "pmd_entries");
 	r->pte_entries = bench_json_num(line, "pte_entries");
+	r->sg_entries = bench_json_num(line, "sg_entries");
+	r->pages = bench_json_num(line, "pages");
+	bench_json_text(line, "exporter", r->exporter, sizeof(r->exporter));
+	bench_json_text(line, "sg_source", r->sg_source, sizeof(r->sg_source));
 	r->syscalls = bench_json_num(line, "syscalls");
 	r->cache_ops = bench_json_num(line, "cache_ops");
 	r->barriers = bench_json_num(line, "barriers");

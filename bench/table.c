@@ -17,6 +17,11 @@ static const char bench_title_ratio[] =
 static const char bench_title_touch[] =
 	"\nFirst touch of a fresh mapping, one access per page (faults = getrusage minor faults;\n"
 	"PMD/PTE entries = the 2 MiB and 4 KiB entries u-dma-buf put in, - where not reported)\n";
+static const char bench_title_dmabuf[] =
+	"\nDMA-BUF exporters, same size, same run: DMA_BUF_IOCTL_SYNC start+end over the whole\n"
+	"DMA-BUF, median us (ratio to the u-dma-buf export); sg entries of the exporter's table\n"
+	"(importer: counted through the test importer; contiguous: one per GiB by construction;\n"
+	"pagemap: contiguous runs of the memfd's pages, a lower bound)\n";
 static const char bench_note_emulated[] =
 	"EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
 	"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
@@ -234,6 +239,31 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 	}
 }
 
+static void bench_table_dmabuf(FILE *f, const struct bench_run *run)
+{
+	char size[32], sg[48];
+	int i, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "dmabuf"))
+			continue;
+		if (!n++) {
+			fputs(bench_title_dmabuf, f);
+			fprintf(f, "%-22s %-10s %-8s %-6s %-22s %-12s %s\n", "target", "exporter",
+				"size", "pages", "sg entries", "sync pair us", "ratio");
+		}
+		if (isnan(r->sg_entries))
+			snprintf(sg, sizeof(sg), "- (%s)", r->sg_source);
+		else
+			snprintf(sg, sizeof(sg), "%.0f (%s)", r->sg_entries, r->sg_source);
+		fprintf(f, "%-22s %-10s %-8s %-6.0f %-22s %-12.1f %.2f\n", r->target,
+			r->exporter, bench_size_str(r->size, size, sizeof(size)), r->pages, sg,
+			r->median, r->ratio);
+	}
+}
+
 void bench_table_print(FILE *f, const struct bench_run *run)
 {
 	int i, errors = 0;
@@ -251,6 +281,7 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 	bench_table_mmap_vs_file(f, run);
 	bench_table_touch(f, run);
 	bench_table_sync(f, run);
+	bench_table_dmabuf(f, run);
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];
 
@@ -284,6 +315,9 @@ static const struct bench_rec *bench_match(const struct bench_run *run,
 		if (!strcmp(r->type, "sync") && !strcmp(r->method, like->method) &&
 		    !strcmp(r->direction, like->direction) &&
 		    r->size == like->size && r->offset == like->offset)
+			return r;
+		if (!strcmp(r->type, "dmabuf") && r->size == like->size &&
+		    !strcmp(r->exporter, like->exporter))
 			return r;
 		if (!strcmp(r->type, "touch") && !strcmp(r->access, like->access) &&
 		    (strcmp(r->target, "anon") || r->size == like->size))
@@ -333,7 +367,7 @@ int bench_compare(FILE *f, const char *a_path, const char *b_path)
 		char what[64], anon[32] = "";
 
 		if (strcmp(rb->type, "bw") && strcmp(rb->type, "sync") &&
-		    strcmp(rb->type, "touch"))
+		    strcmp(rb->type, "touch") && strcmp(rb->type, "dmabuf"))
 			continue;
 		ra = bench_match(&a, rb);
 		if (!ra)
@@ -348,6 +382,9 @@ int bench_compare(FILE *f, const char *a_path, const char *b_path)
 		} else if (!strcmp(rb->type, "sync")) {
 			snprintf(what, sizeof(what), "sync %s %s %s us",
 				 rb->method, rb->direction,
+				 bench_size_str(rb->size, size, sizeof(size)));
+		} else if (!strcmp(rb->type, "dmabuf")) {
+			snprintf(what, sizeof(what), "%s sync pair %s us", rb->exporter,
 				 bench_size_str(rb->size, size, sizeof(size)));
 		} else {
 			snprintf(what, sizeof(what), "%s touch faults", rb->access);

@@ -61,5 +61,6 @@ int cli_cmd_dump(int argc, char **argv);
 int cli_cmd_load(int argc, char **argv);
 int cli_cmd_save(int argc, char **argv);
 int cli_cmd_import(int argc, char **argv);
+int cli_cmd_export(int argc, char **argv);
 
 #endif /* UDMEM_CLI_H */

@@ -28,6 +28,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "load", cli_cmd_load, "copy a file into a buffer or region" },
 	{ "save", cli_cmd_save, "copy a buffer or region into a file" },
 	{ "import", cli_cmd_import, "DMA address of a DMA-BUF for a buffer's device" },
+	{ "export", cli_cmd_export, "a buffer or region range as a DMA-BUF, for a command" },
 	{ "bench", udmem_bench_main, "measure access and sync costs" },
 };
 

@@ -68,6 +68,13 @@ else
 	fi
 fi
 
+# The test importer, for the exporters' scatterlist entries in the DMA-BUF
+# comparison (without it the bench counts the memfd's contiguous runs).
+bench_imp=
+if [ -n "$bench_buf" ] && udmem_insmod udmem-dmabuf-importer 2>/dev/null; then
+	bench_imp=1
+fi
+
 if [ -z "$bench_buf$bench_region" ]; then
 	tap_skip run "nothing to measure (no driver loaded)"
 else
@@ -82,7 +89,7 @@ else
 	udmem bench --report "$BENCH_OUT" | sed 's/^/# /'
 
 	# Well formed: one flat object per line, a known type first.
-	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
+	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
 	if [ "$bad" = 0 ] && [ -s "$BENCH_OUT" ]; then
 		tap_ok json-lines-well-formed
 	else
@@ -120,7 +127,9 @@ else
 	[ "$sizes" -gt 0 ] || sizes=1
 	for t in anon $bench_buf $bench_region; do
 		n=$(grep -c "\"type\":\"bw\",\"target\":\"$t\"" "$BENCH_OUT")
-		skips=$(grep -c "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT")
+		# the matrix's skips (an access mode the target lacks), not the DMA-BUF ones
+		skips=$(grep "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT" |
+			grep -c -v '"test":"dmabuf')
 		case $t in
 		anon) want=$((2 * sizes)) ;;
 		*) want=$((16 - 4 * skips)) ;;
@@ -157,6 +166,37 @@ else
 			fi
 		done
 	done
+	# The buffer's export beside mainline udmabuf: one entry against up to
+	# one per page, and the sync pair of each in the same run.
+	if [ -z "$bench_buf" ]; then
+		:
+	elif [ ! -e /dev/udmabuf ]; then
+		if grep -q "\"type\":\"skip\",\"target\":\"$bench_buf\",\"test\":\"dmabuf-udmabuf\"" "$BENCH_OUT"; then
+			tap_skip dmabuf-udmabuf "no /dev/udmabuf (mainline udmabuf) in this kernel; the bench says so"
+		else
+			tap_fail dmabuf-udmabuf "no /dev/udmabuf and no skip record for the comparison"
+		fi
+	else
+		ours=$(grep "\"type\":\"dmabuf\",\"target\":\"$bench_buf\",\"exporter\":\"u-dma-buf\"" "$BENCH_OUT")
+		theirs=$(grep "\"type\":\"dmabuf\",\"target\":\"$bench_buf\",\"exporter\":\"udmabuf\"" "$BENCH_OUT")
+		src=$(bench_field "$ours" sg_source)
+		[ -n "$bench_imp" ] && want=importer || want=contiguous
+		tap_eq dmabuf-sg-source "$want" "$src"
+		tap_eq dmabuf-export-one-entry 1 "$(bench_field "$ours" sg_entries)"
+		n=$(bench_field "$theirs" sg_entries)
+		pages=$(bench_field "$theirs" pages)
+		echo "# mainline udmabuf: $n entries ($(bench_field "$theirs" sg_source)) for $pages pages"
+		if [ -n "$n" ] && [ "$n" != null ] && [ "$n" -ge 1 ] && [ "$n" -le "$pages" ]; then
+			tap_ok dmabuf-udmabuf-entries-within-pages
+		else
+			tap_fail dmabuf-udmabuf-entries-within-pages "entries '$n' for $pages pages"
+		fi
+		r=$(bench_field "$theirs" ratio)
+		case $r in
+		[0-9]*) tap_ok dmabuf-udmabuf-sync-ratio ;;
+		*) tap_fail dmabuf-udmabuf-sync-ratio "ratio '$r' in: $theirs" ;;
+		esac
+	fi
 	# uiomem counts its own cache maintenance: the bench must report it.
 	if [ -n "$bench_region" ]; then
 		if grep "\"type\":\"sync\",\"target\":\"$bench_region\"" "$BENCH_OUT" |
@@ -169,5 +209,6 @@ else
 fi
 
 [ -n "$bench_region" ] && udmem_rmmod uiomem
+[ -n "$bench_imp" ] && udmem_rmmod udmem-dmabuf-importer
 [ -n "$bench_buf" ] && udmem_rmmod u-dma-buf
 rm -f "$BENCH_OUT" /tmp/bench.err

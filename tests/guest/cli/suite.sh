@@ -58,7 +58,7 @@ ct_run unknown-command-exit-2 2 udmem frobnicate
 ct_grep unknown-command-message $CT/err "unknown command 'frobnicate'"
 ct_run version-exit-0 0 udmem --version
 ct_grep version-printed $CT/out "^udmem [0-9]*\.[0-9]*\.[0-9]*$"
-for c in list info create delete sync dump load save; do
+for c in list info create delete sync dump load save import export; do
 	ct_run "$c-help-exit-0" 0 udmem $c --help
 	ct_grep "$c-help-usage" $CT/out "^Usage: udmem $c"
 done
@@ -219,8 +219,62 @@ if [ -e /dev/uiomem0 ]; then
 	ct_run region-save-exit-0 0 udmem save uiomem0 $CT/rsaved --length 8K
 	tap_check region-round-trip cmp $CT/in $CT/rsaved
 	ct_run region-sync-exit-0 0 udmem sync uiomem0 --for device --size 4K --dir to-device
+	# A region's export: no CPU mapping, so --uncached is refused
+	ct_run region-export-exit-0 0 udmem export uiomem0 --offset 4K --size 8K
+	ct_grep region-export-exporter $CT/out "^exporter uiomem0$"
+	ct_grep region-export-size $CT/out "^size 8192$"
+	ct_run region-export-uncached-exit-2 2 udmem export uiomem0 --uncached
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	ct_run region-export-to-command 0 udmem export uiomem0 --size 4K -- \
+		sh -c 'grep "^exp_name:" /proc/self/fdinfo/3; echo "env $UDMEM_DMABUF_FD $UDMEM_DMABUF_SIZE"'
+	ct_grep region-export-inherited $CT/out "^exp_name:[[:space:]]*uiomem0$"
+	ct_grep region-export-env $CT/out "^env 3 4096$"
 else
 	tap_skip region-commands "uiomem is not loaded"
+fi
+
+# ---- export and import: DMA-BUFs passed on to a command
+ct_run export-misaligned-exit-2 2 udmem export udmabuf0 --offset 100
+ct_grep export-misaligned-message $CT/err "must be multiples of the"
+ct_run export-bad-access-exit-2 2 udmem export udmabuf0 --access rwx
+ct_run export-low-fd-exit-2 2 udmem export udmabuf0 --fd 2 -- true
+ct_run export-no-command-exit-2 2 udmem export udmabuf0 --
+ct_run import-no-fd-exit-2 2 udmem import udmabuf0
+ct_grep import-no-fd-message $CT/err "fd N is required"
+ct_run import-bad-fd-exit-2 2 udmem import udmabuf0 --fd x
+if [ ! -e /dev/udmabuf0 ]; then
+	tap_skip export-commands "u-dma-buf is not loaded"
+else
+	ct_run export-exit-0 0 udmem export udmabuf0 --offset 4K --size 8K
+	ct_grep export-exporter $CT/out "^exporter udmabuf0$"
+	ct_grep export-size $CT/out "^size 8192$"
+	want=$(udmem info udmabuf0 | sed -n 's/^dma_addr: *//p')
+	want=$(printf '0x%x' $((want + 4096)))
+	ct_grep export-addr-is-dma-addr $CT/out "^addr $want$"
+	ct_run export-whole-exit-0 0 udmem export udmabuf0 --access ro --uncached
+	ct_grep export-whole-size $CT/out "^size 65536$"
+	ct_run export-past-end-exit-1 1 udmem export udmabuf0 --offset 64K
+	ct_grep export-past-end-message $CT/err "^udmem: udmabuf0: export: .*EINVAL)$"
+	ct_run export-command-status 7 udmem export udmabuf0 -- sh -c 'exit 7'
+	ct_run export-exec-fails-exit-127 127 udmem export udmabuf0 -- /nonexistent
+	ct_run import-not-dmabuf-exit-1 1 udmem import udmabuf0 --fd 0
+	ct_grep import-not-dmabuf-message $CT/err "^udmem: udmabuf0: import: .*EINVAL)$"
+	ct_run import-closed-fd-exit-1 1 udmem import udmabuf0 --fd 77
+	ct_grep import-closed-fd-message $CT/err "EBADF)$"
+	# The export handed to "udmem import" as descriptor 7: both sides map
+	# the buffer directly (a platform device), so the addresses agree.
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	ct_run export-to-import 0 udmem export udmabuf0 --size 4K --fd 7 -- \
+		udmem import udmabuf0 --fd 7 --dir from-device -- \
+		sh -c 'echo "held $UDMEM_IMPORT_ADDR $UDMEM_IMPORT_SIZE"'
+	ct_grep export-to-import-size $CT/out "^size 4096$"
+	a1=$(sed -n 's/^addr //p' $CT/out | head -n 1)
+	a2=$(sed -n 's/^addr //p' $CT/out | tail -n 1)
+	if [ -n "$a1" ] && [ "$a1" = "$a2" ] && grep -q "^held $a1 4096$" $CT/out; then
+		tap_ok export-to-import-same-addr
+	else
+		tap_fail export-to-import-same-addr "export $a1, import $a2: $(tr '\n' ' ' < $CT/out)"
+	fi
 fi
 
 . ./json.sh

@@ -204,6 +204,13 @@ else
 	else
 		udmem_run UDMEM_SUITE="$UDMEM_SUITE/vivid" UDMABUF_DEV=udmabuf0 \
 			DMABUF_VIVID="$db_cap" DMABUF_VIVID_OUT="$db_out" dmabuf-v4l2
+		# The capture example of docs/dma-buf.md
+		if db_log=$(example-capture udmabuf0 "$db_cap" 2>&1); then
+			tap_ok example-capture
+			echo "$db_log" | sed 's/^/# example-capture: /'
+		else
+			tap_fail example-capture "$(echo "$db_log" | tail -n 2 | tr '\n' ' ')"
+		fi
 	fi
 	db_unload
 	rmmod vivid

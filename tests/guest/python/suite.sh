@@ -73,6 +73,20 @@ else
 		insmod "/udmem/kmods/$m.ko" || break
 		py_kmods="$m $py_kmods"
 	done
+	# vivid (with its V4L2 modules, in this order) gives the V4L2 capture
+	# example a camera; without it that test SKIPs.
+	for m in mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
+			videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc vivid; do
+		l=$(echo $m | tr - _)
+		[ -d "/sys/module/$l" ] && continue
+		[ -f "/udmem/kmods/$m.ko" ] || break
+		if [ $m = vivid ]; then
+			insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1 || break
+		else
+			insmod "/udmem/kmods/$m.ko" || break
+		fi
+		py_kmods="$l $py_kmods"
+	done
 	py_chroot UDMEM_SUITE=python \
 		PYTHONPATH="$top/python/src:$top/tests/qemu" \
 		UDMEM_MODULES="$top/build/$UDMEM_TARGET/modules" \

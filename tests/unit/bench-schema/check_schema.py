@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 SUITE = "bench-schema"
 TYPES = {
@@ -268,6 +269,33 @@ def main():
         if p.returncode != 0 or "Throughput in MB/s" not in p.stdout:
             raise Invalid(f"--report exit {p.returncode}: {p.stderr.strip()[:200]}")
         return p.stdout
+
+    def dmabuf_records():
+        """The exporter comparison's records (as an x86_64-7 guest printed them)
+        are valid, a wrong one is refused, and --report renders their table."""
+        recs = copy.deepcopy(live["recs"])
+        rows = [{"type": "dmabuf", "target": "anon", "exporter": e, "size": 1048576,
+                 "pages": 256, "sg_entries": n, "sg_source": "importer", "runs": 3,
+                 "unit": "us", "median": us, "min": us, "max": us, "ratio": ratio}
+                for e, n, us, ratio in (("u-dma-buf", 1, 2.0, 1.0), ("udmabuf", 68, 1.8, 0.9))]
+        recs[-1:-1] = rows
+        check_valid(schema, recs, extra)
+        bad = copy.deepcopy(recs)
+        next(x for x in bad if x["type"] == "dmabuf")["exporter"] = "dma-heap"
+        try:
+            check_valid(schema, bad, extra)
+        except Invalid:
+            pass
+        else:
+            raise Invalid("accepted a dmabuf record of an unknown exporter")
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
+            f.flush()
+            out = report_renders(f.name)
+        line = next((ln for ln in out.splitlines() if " udmabuf " in ln), "")
+        if "68 (importer)" not in line or not line.rstrip().endswith("0.90"):
+            raise Invalid(f"--report's DMA-BUF row: {line!r}")
+    ok &= run_case("dmabuf-records-valid-and-reported", dmabuf_records)
 
     def compare_self(path):
         p = subprocess.run([args.bench, "--compare", path, path], capture_output=True,
