@@ -60,6 +60,8 @@ int cli_cmd_sync(int argc, char **argv);
 int cli_cmd_dump(int argc, char **argv);
 int cli_cmd_load(int argc, char **argv);
 int cli_cmd_save(int argc, char **argv);
+int cli_run_with(char **cmd, const char *const *names, char *const *values, int n,
+		 int fd, int to);
 int cli_cmd_import(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
 

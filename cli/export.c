@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -61,36 +60,14 @@ static void cli_export_name(int fd, char *name, size_t len)
 
 static int cli_export_run(char **cmd, int dmabuf, int to, uint64_t size)
 {
-	char text[32];
-	int status;
-	pid_t pid;
+	static const char *const names[] = { "UDMEM_DMABUF_FD", "UDMEM_DMABUF_SIZE" };
+	char text[2][32];
+	char *const values[] = { text[0], text[1] };
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		cli_error(cmd[0], "fork", -errno);
-		return CLI_EXIT_FAIL;
-	}
-	if (pid == 0) {
-		/* dup2() clears O_CLOEXEC on the copy; the same number keeps it. */
-		if (dmabuf == to ? fcntl(to, F_SETFD, 0) : dup2(dmabuf, to) < 0) {
-			cli_error(cmd[0], "pass the DMA-BUF", -errno);
-			_exit(127);
-		}
-		snprintf(text, sizeof(text), "%d", to);
-		setenv("UDMEM_DMABUF_FD", text, 1);
-		snprintf(text, sizeof(text), "%" PRIu64, size);
-		setenv("UDMEM_DMABUF_SIZE", text, 1);
-		execvp(cmd[0], cmd);
-		cli_error(cmd[0], "exec", -errno);
-		_exit(127);
-	}
-	close(dmabuf);		/* the command holds the export now */
-	if (waitpid(pid, &status, 0) < 0) {
-		cli_error(cmd[0], "wait", -errno);
-		return CLI_EXIT_FAIL;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+	snprintf(text[0], sizeof(text[0]), "%d", to);
+	snprintf(text[1], sizeof(text[1]), "%" PRIu64, size);
+	/* the command holds the export now */
+	return cli_run_with(cmd, names, values, 2, dmabuf, to);
 }
 
 int cli_cmd_export(int argc, char **argv)

@@ -5,6 +5,7 @@
  * hold the import while the command runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +33,23 @@ static const char *const cli_import_dirs[] = {
 	[UDMEM_DIR_FROM_DEVICE] = "from-device",
 };
 
-static int cli_import_run(char **cmd, uint64_t addr, uint64_t size)
+/**
+ * cli_run_with() - run a command for `udmem import -- CMD` and `udmem export -- CMD`
+ * @cmd: the command and its arguments, NULL-terminated
+ * @names: @n environment variables to set for it
+ * @values: their values
+ * @n: how many
+ * @fd: a descriptor the command inherits as number @to, or -1; closed here
+ *	once the command holds it
+ * @to: the number the command sees @fd as
+ *
+ * Return: the command's exit status, or CLI_EXIT_FAIL when it could not
+ * run or died of a signal.
+ */
+int cli_run_with(char **cmd, const char *const *names, char *const *values, int n,
+		 int fd, int to)
 {
-	char text[32];
-	int status;
+	int status, i;
 	pid_t pid;
 
 	fflush(stdout);
@@ -45,19 +59,35 @@ static int cli_import_run(char **cmd, uint64_t addr, uint64_t size)
 		return CLI_EXIT_FAIL;
 	}
 	if (pid == 0) {
-		snprintf(text, sizeof(text), "0x%" PRIx64, addr);
-		setenv("UDMEM_IMPORT_ADDR", text, 1);
-		snprintf(text, sizeof(text), "%" PRIu64, size);
-		setenv("UDMEM_IMPORT_SIZE", text, 1);
+		/* dup2() clears O_CLOEXEC on the copy; the same number keeps it. */
+		if (fd >= 0 && (fd == to ? fcntl(to, F_SETFD, 0) : dup2(fd, to)) < 0) {
+			cli_error(cmd[0], "pass the DMA-BUF", -errno);
+			_exit(127);
+		}
+		for (i = 0; i < n; i++)
+			setenv(names[i], values[i], 1);
 		execvp(cmd[0], cmd);
 		cli_error(cmd[0], "exec", -errno);
 		_exit(127);
 	}
+	if (fd >= 0)
+		close(fd);
 	if (waitpid(pid, &status, 0) < 0) {
 		cli_error(cmd[0], "wait", -errno);
 		return CLI_EXIT_FAIL;
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+}
+
+static int cli_import_run(char **cmd, uint64_t addr, uint64_t size)
+{
+	static const char *const names[] = { "UDMEM_IMPORT_ADDR", "UDMEM_IMPORT_SIZE" };
+	char text[2][32];
+	char *const values[] = { text[0], text[1] };
+
+	snprintf(text[0], sizeof(text[0]), "0x%" PRIx64, addr);
+	snprintf(text[1], sizeof(text[1]), "%" PRIu64, size);
+	return cli_run_with(cmd, names, values, 2, -1, -1);
 }
 
 int cli_cmd_import(int argc, char **argv)

@@ -22,28 +22,38 @@ def _to_console(text: str) -> None:
         pass
 
 
-def test_edu_round_trip_example(udmabuf):
+def _need_mgr() -> None:
     if not os.path.exists("/dev/u-dma-buf-mgr"):
         pytest.skip("u-dma-buf-mgr is not loaded")
+
+
+def _need_edu() -> None:
     if not any(open(p).read().strip() == "0x11e8"
                for p in glob.glob("/sys/bus/pci/devices/*/device")):
         pytest.skip("no edu PCI device")
-    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "edu_roundtrip.py")],
+
+
+def _run_example(script: str, *args: str) -> str:
+    """Run python/examples/SCRIPT as a user would; its standard output."""
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, script), *args],
                        capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert r.returncode == 0, r.stderr
-    assert "verified" in r.stdout
-    _to_console("edu_roundtrip.py: " + r.stdout.strip())
+    return r.stdout
+
+
+def test_edu_round_trip_example(udmabuf):
+    _need_mgr()
+    _need_edu()
+    out = _run_example("edu_roundtrip.py")
+    assert "verified" in out
+    _to_console("edu_roundtrip.py: " + out.strip())
 
 
 def test_ten_line_example(udmabuf):
-    if not os.path.exists("/dev/u-dma-buf-mgr"):
-        pytest.skip("u-dma-buf-mgr is not loaded")
-    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "ten_lines.py")],
-                       capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    assert r.returncode == 0, r.stderr
-    lines = r.stdout.split()
+    _need_mgr()
+    out = _run_example("ten_lines.py")
+    lines = out.split()
     assert lines[0].startswith("0x") and lines[1] == "2048"
     _to_console("ten_lines.py: " + " | ".join(lines))
 
@@ -58,20 +68,14 @@ def _vgem_card() -> str | None:
 
 def test_dmabuf_import_example(udmabuf):
     """A vgem DMA-BUF imported, the edu device writes at its address, numpy reads it."""
-    if not os.path.exists("/dev/u-dma-buf-mgr"):
-        pytest.skip("u-dma-buf-mgr is not loaded")
-    if not any(open(p).read().strip() == "0x11e8"
-               for p in glob.glob("/sys/bus/pci/devices/*/device")):
-        pytest.skip("no edu PCI device")
+    _need_mgr()
+    _need_edu()
     card = _vgem_card()
     if card is None:
         pytest.skip("no vgem DRM card (vgem is not in this kernel or not loaded)")
-    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "dmabuf_import.py"), card],
-                       capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    assert r.returncode == 0, r.stderr
-    assert "verified 2048 bytes" in r.stdout
-    _to_console("dmabuf_import.py: " + " | ".join(r.stdout.strip().splitlines()))
+    out = _run_example("dmabuf_import.py", card)
+    assert "verified 2048 bytes" in out
+    _to_console("dmabuf_import.py: " + " | ".join(out.strip().splitlines()))
 
 
 def _vivid_capture_node() -> str | None:
@@ -87,14 +91,10 @@ def _vivid_capture_node() -> str | None:
 
 def test_v4l2_capture_example(udmabuf):
     """vivid captures into DMA-BUF exports of a buffer; numpy views read the frames."""
-    if not os.path.exists("/dev/u-dma-buf-mgr"):
-        pytest.skip("u-dma-buf-mgr is not loaded")
+    _need_mgr()
     node = _vivid_capture_node()
     if node is None:
         pytest.skip("no vivid capture node (vivid is not in this kernel or not loaded)")
-    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "v4l2_capture.py"), node],
-                       capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    assert r.returncode == 0, r.stderr
-    assert "captured 6 frames" in r.stdout
-    _to_console("v4l2_capture.py: " + " | ".join(r.stdout.strip().splitlines()))
+    out = _run_example("v4l2_capture.py", node)
+    assert "captured 6 frames" in out
+    _to_console("v4l2_capture.py: " + " | ".join(out.strip().splitlines()))
