@@ -170,6 +170,8 @@ struct bench_rec {
 	double pages;
 	char exporter[16];
 	char sg_source[16];
+	char mapping[16];	/* memtype: which mapping */
+	char memtype[16];	/* memtype: what the page tables hold */
 	double syscalls;
 	double cache_ops;
 	double barriers;
@@ -241,11 +243,16 @@ void bench_matrix(struct bench_ctx *c, const struct bench_target *t,
 int bench_anon_ref(struct bench_ctx *c, size_t size,
 		   struct bench_ref *ref);
 
+const char *bench_access_name(enum bench_access a);
+
 /* touch.c */
 void bench_touch(struct bench_ctx *c, const struct bench_target *t);
 
 /* sync-cost.c */
 void bench_sync_sweep(struct bench_ctx *c, const struct bench_target *t);
+
+/* memtype.c */
+void bench_memtype(struct bench_ctx *c, const struct bench_target *t);
 
 /* dmabuf.c */
 void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t);

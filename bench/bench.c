@@ -244,6 +244,7 @@ static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
 		}
 		bench_matrix(c, &v[i], size, NULL, ref);
 		bench_touch(c, &v[i]);
+		bench_memtype(c, &v[i]);
 		bench_sync_sweep(c, &v[i]);
 		bench_target_restore(&v[i]);
 	}

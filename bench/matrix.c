@@ -15,7 +15,7 @@
 #include "bench.h"
 #include "bench-priv.h"
 
-static const char *bench_access_name(enum bench_access a)
+const char *bench_access_name(enum bench_access a)
 {
 	static const char *const names[] = {
 		[BENCH_CACHED] = "cached",

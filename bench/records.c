@@ -160,6 +160,8 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->pages = bench_json_num(line, "pages");
 	bench_json_text(line, "exporter", r->exporter, sizeof(r->exporter));
 	bench_json_text(line, "sg_source", r->sg_source, sizeof(r->sg_source));
+	bench_json_text(line, "mapping", r->mapping, sizeof(r->mapping));
+	bench_json_text(line, "memtype", r->memtype, sizeof(r->memtype));
 	r->syscalls = bench_json_num(line, "syscalls");
 	r->cache_ops = bench_json_num(line, "cache_ops");
 	r->barriers = bench_json_num(line, "barriers");

@@ -239,6 +239,50 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 	}
 }
 
+static const char bench_title_memtype[] =
+	"\nMemory types (read from the page tables by tests/kmod/udmem-memtype.ko:\n"
+	"kernel = the driver's own mapping, for buffers the manager made)\n";
+
+/* One line per target: the type of each of its mappings. */
+static void bench_table_memtype(FILE *f, const struct bench_run *run)
+{
+	static const char *const mappings[] = { "cached", "uncached", "wc", "kernel" };
+	const char *seen[4];
+	int i, j, k, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "memtype"))
+			continue;
+		/* the first record of a target prints its line */
+		for (j = 0; j < i; j++)
+			if (!strcmp(run->recs[j].type, "memtype") &&
+			    !strcmp(run->recs[j].target, r->target))
+				break;
+		if (j < i)
+			continue;
+		if (!n++) {
+			fputs(bench_title_memtype, f);
+			fprintf(f, "%-22s %-14s %-14s %-14s %s\n", "target", "cached",
+				"uncached", "wc", "kernel");
+		}
+		for (k = 0; k < 4; k++)
+			seen[k] = "-";
+		for (j = i; j < run->count; j++) {
+			const struct bench_rec *m = &run->recs[j];
+
+			if (strcmp(m->type, "memtype") || strcmp(m->target, r->target))
+				continue;
+			for (k = 0; k < 4; k++)
+				if (!strcmp(m->mapping, mappings[k]))
+					seen[k] = m->memtype;
+		}
+		fprintf(f, "%-22s %-14s %-14s %-14s %s\n", r->target, seen[0], seen[1],
+			seen[2], seen[3]);
+	}
+}
+
 static void bench_table_dmabuf(FILE *f, const struct bench_run *run)
 {
 	char size[32], sg[48];
@@ -281,6 +325,7 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 	bench_table_mmap_vs_file(f, run);
 	bench_table_touch(f, run);
 	bench_table_sync(f, run);
+	bench_table_memtype(f, run);
 	bench_table_dmabuf(f, run);
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];

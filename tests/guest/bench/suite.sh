@@ -68,6 +68,13 @@ else
 	fi
 fi
 
+# The page-table reader, for the memory type of each mapping (after
+# u-dma-buf: it finds manager-made buffers through its API).
+bench_mt=
+if udmem_insmod udmem-memtype 2>/dev/null; then
+	bench_mt=1
+fi
+
 # The test importer, for the exporters' scatterlist entries in the DMA-BUF
 # comparison (without it the bench counts the memfd's contiguous runs).
 bench_imp=
@@ -89,7 +96,7 @@ else
 	udmem bench --report "$BENCH_OUT" | sed 's/^/# /'
 
 	# Well formed: one flat object per line, a known type first.
-	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
+	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
 	if [ "$bad" = 0 ] && [ -s "$BENCH_OUT" ]; then
 		tap_ok json-lines-well-formed
 	else
@@ -129,7 +136,7 @@ else
 		n=$(grep -c "\"type\":\"bw\",\"target\":\"$t\"" "$BENCH_OUT")
 		# the matrix's skips (an access mode the target lacks), not the DMA-BUF ones
 		skips=$(grep "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT" |
-			grep -c -v '"test":"dmabuf')
+			grep -v '"test":"dmabuf' | grep -c -v '"test":"memtype"')
 		case $t in
 		anon) want=$((2 * sizes)) ;;
 		*) want=$((16 - 4 * skips)) ;;
@@ -197,6 +204,21 @@ else
 		*) tap_fail dmabuf-udmabuf-sync-ratio "ratio '$r' in: $theirs" ;;
 		esac
 	fi
+	# The memory type of each mapping, from the page tables (the memtype
+	# suite asserts the table; here: the bench reports one per mapping).
+	for t in $bench_buf $bench_region; do
+		n=$(grep -c "\"type\":\"memtype\",\"target\":\"$t\"" "$BENCH_OUT")
+		skips=$(grep -c "\"type\":\"skip\",\"target\":\"$t\",\"test\":\"memtype\"" "$BENCH_OUT")
+		skip=$(grep "\"type\":\"skip\",\"target\":\"$t\",\"test\":\"memtype\"" "$BENCH_OUT" | head -n 1)
+		grep "\"type\":\"memtype\",\"target\":\"$t\"" "$BENCH_OUT" | sed 's/^/# /'
+		if [ "$n" = 0 ] && [ "$skips" -gt 0 ]; then
+			tap_skip "$t-memtype-reported" "$(bench_field "$skip" reason)"
+		elif [ "$n" -ge 1 ] && [ $((n + skips)) -ge 3 ]; then
+			tap_ok "$t-memtype-reported"
+		else
+			tap_fail "$t-memtype-reported" "$n memtype records and $skips skips for 3 mappings"
+		fi
+	done
 	# uiomem counts its own cache maintenance: the bench must report it.
 	if [ -n "$bench_region" ]; then
 		if grep "\"type\":\"sync\",\"target\":\"$bench_region\"" "$BENCH_OUT" |
@@ -210,5 +232,6 @@ fi
 
 [ -n "$bench_region" ] && udmem_rmmod uiomem
 [ -n "$bench_imp" ] && udmem_rmmod udmem-dmabuf-importer
+[ -n "$bench_mt" ] && udmem_rmmod udmem-memtype
 [ -n "$bench_buf" ] && udmem_rmmod u-dma-buf
 rm -f "$BENCH_OUT" /tmp/bench.err

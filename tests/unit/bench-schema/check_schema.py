@@ -297,6 +297,35 @@ def main():
             raise Invalid(f"--report's DMA-BUF row: {line!r}")
     ok &= run_case("dmabuf-records-valid-and-reported", dmabuf_records)
 
+    def memtype_records():
+        """The memory-type records (as the arm64 guest printed them) are valid,
+        a wrong one is refused, and --report puts a target's mappings on one line."""
+        recs = copy.deepcopy(live["recs"])
+        rows = [{"type": "memtype", "target": "udmabuf-nc0", "mapping": m, "memtype": t,
+                 "raw": raw}
+                for m, t, raw in (("cached", "cacheable", 0xff0000007b3c8b80),
+                                  ("uncached", "device", 0x7b3c8b80),
+                                  ("wc", "normal-nc", 0x440000007b3c8b80),
+                                  ("kernel", "cacheable", 0xff0000007b3c0b80))]
+        recs[-1:-1] = rows
+        check_valid(schema, recs, extra)
+        bad = copy.deepcopy(recs)
+        next(x for x in bad if x["type"] == "memtype")["memtype"] = "cached"
+        try:
+            check_valid(schema, bad, extra)
+        except Invalid:
+            pass
+        else:
+            raise Invalid("accepted a memtype record of an unknown memory type")
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
+            f.flush()
+            out = report_renders(f.name)
+        line = next((ln for ln in out.splitlines() if ln.startswith("udmabuf-nc0 ")), "")
+        if line.split() != ["udmabuf-nc0", "cacheable", "device", "normal-nc", "cacheable"]:
+            raise Invalid(f"--report's memory-type row: {line!r}")
+    ok &= run_case("memtype-records-valid-and-reported", memtype_records)
+
     def compare_self(path):
         p = subprocess.run([args.bench, "--compare", path, path], capture_output=True,
                            text=True, timeout=60, check=False)
