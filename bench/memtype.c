@@ -23,6 +23,7 @@
 #include "../tests/kmod/udmem-memtype.h"
 
 #define BENCH_MEMTYPE_DEV	"/dev/udmem-memtype"
+#define BENCH_MT_COUNT(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *bench_memtype_name(uint32_t type)
 {
@@ -53,18 +54,18 @@ static void bench_memtype_emit(struct bench_ctx *c, const struct bench_target *t
 	bench_json_end(&c->out);
 }
 
-/* Map one page (O_SYNC or not), touch it, read its type. */
-static int bench_memtype_user(int qfd, const struct bench_target *t, bool o_sync,
+/* Map one page of @dev_path (O_SYNC or not), touch it, read its type. */
+static int bench_memtype_user(int qfd, const char *dev_path, bool o_sync,
 			      struct udmem_memtype *q)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	volatile uint8_t *map;
 	int fd, err = 0;
 
-	fd = open(t->dev_path, O_RDWR | O_CLOEXEC | (o_sync ? O_SYNC : 0));
+	fd = open(dev_path, O_RDONLY | O_CLOEXEC | (o_sync ? O_SYNC : 0));
 	if (fd < 0)
 		return -errno;
-	map = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return -errno;
@@ -75,6 +76,24 @@ static int bench_memtype_user(int qfd, const struct bench_target *t, bool o_sync
 		err = -errno;
 	munmap((void *)map, page);
 	return err;
+}
+
+/* For `udmem info`: the driver's current sync_mode decides the O_SYNC mapping. */
+const char *bench_memtype_of(const char *dev_path, bool o_sync)
+{
+	struct udmem_memtype q;
+	int qfd, err;
+
+	qfd = open(BENCH_MEMTYPE_DEV, O_RDWR | O_CLOEXEC);
+	if (qfd < 0)
+		return NULL;
+	err = bench_memtype_user(qfd, dev_path, o_sync, &q);
+	close(qfd);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return bench_memtype_name(q.type);
 }
 
 void bench_memtype(struct bench_ctx *c, const struct bench_target *t)
@@ -89,11 +108,11 @@ void bench_memtype(struct bench_ctx *c, const struct bench_target *t)
 		return;
 	qfd = open(BENCH_MEMTYPE_DEV, O_RDWR | O_CLOEXEC);
 	if (qfd < 0) {
-		bench_emit_skip(c, t->name, "memtype",
-				"no " BENCH_MEMTYPE_DEV " (tests/kmod/udmem-memtype.ko reads the page tables)");
+		bench_emit_skip(c, t->name, "memtype", "no " BENCH_MEMTYPE_DEV
+				" (tests/kmod/udmem-memtype.ko reads the page tables)");
 		return;
 	}
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (i = 0; i < BENCH_MT_COUNT(modes); i++) {
 		bool o_sync = modes[i] != BENCH_CACHED;
 		const char *name = bench_access_name(modes[i]);
 
@@ -105,7 +124,7 @@ void bench_memtype(struct bench_ctx *c, const struct bench_target *t)
 			bench_emit_skip(c, t->name, "memtype", why);
 			continue;
 		}
-		err = bench_memtype_user(qfd, t, o_sync, &q);
+		err = bench_memtype_user(qfd, t->dev_path, o_sync, &q);
 		if (o_sync && t->sync_mode >= 0)
 			bench_target_set_sync_mode(t, t->sync_mode);
 		if (err == -EOPNOTSUPP) {

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -31,6 +32,8 @@ struct cli_facts {
 	int mmap_mode;			/* -1: not applicable */
 	int sync_mode;			/* < 0: unknown */
 	int sync_owner;			/* < 0: unknown */
+	const char *memtype_mmap;	/* from the page tables; NULL: not read */
+	const char *memtype_mmap_sync;	/* the same, opened with O_SYNC */
 };
 
 static void cli_facts_get(struct cli_dev *dev, struct cli_facts *f)
@@ -63,6 +66,8 @@ static void cli_facts_get(struct cli_dev *dev, struct cli_facts *f)
 		f->sync_owner = udmem_region_sync_owner(r);
 	}
 	f->kind = dev->kind;
+	f->memtype_mmap = NULL;
+	f->memtype_mmap_sync = NULL;
 }
 
 /* A JSON key and a string value (escaped), or null for NULL. */
@@ -108,6 +113,8 @@ static void cli_facts_json(const struct cli_facts *f, const char *indent)
 	cli_json_int("sync_mode", f->sync_mode);
 	cli_json_str(", ", "sync_owner", f->sync_owner >= 0 ?
 		     cli_owner_name(f->sync_owner) : NULL);
+	cli_json_str(", ", "memtype_mmap", f->memtype_mmap);
+	cli_json_str(", ", "memtype_mmap_sync", f->memtype_mmap_sync);
 	printf("}");
 }
 
@@ -209,6 +216,14 @@ int cli_cmd_info(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	cli_facts_get(&dev, &f);
+	/* Where tests/kmod/udmem-memtype.ko is loaded: what the page tables hold. */
+	if (!access("/dev/udmem-memtype", R_OK)) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/dev/%s", f.name);
+		f.memtype_mmap = bench_memtype_of(path, false);
+		f.memtype_mmap_sync = bench_memtype_of(path, true);
+	}
 	if (opts[0].value) {
 		cli_facts_json(&f, "");
 		printf("\n");
@@ -227,6 +242,10 @@ int cli_cmd_info(int argc, char **argv)
 		if (f.sync_mode >= 0)
 			printf("sync_mode:     %d\n", f.sync_mode);
 		printf("sync_owner:    %s\n", cli_owner_name(f.sync_owner));
+		if (f.memtype_mmap || f.memtype_mmap_sync)
+			printf("memtype:       mmap %s, O_SYNC mmap %s (page tables)\n",
+			       f.memtype_mmap ? f.memtype_mmap : "-",
+			       f.memtype_mmap_sync ? f.memtype_mmap_sync : "-");
 	}
 	cli_dev_close(&dev);
 	return CLI_EXIT_OK;

@@ -7,9 +7,25 @@
 if [ -e /dev/udmabuf0 ]; then
 	ct_run json-info-exit-0 0 udmem info udmabuf0 --json
 	for k in name kind device size phys_addr dma_addr coherent dma_mask_bits \
-		mmap_mode sync_mode sync_owner; do
+		mmap_mode sync_mode sync_owner memtype_mmap memtype_mmap_sync; do
 		ct_grep "json-info-key-$k" "$CT/out" "\"$k\": "
 	done
+	# With the page-table reader (arm64, x86_64): the types, not null.
+	case $(uname -m) in
+	aarch64 | x86_64)
+		if udmem_insmod udmem-memtype; then
+			ct_run json-info-memtype-exit-0 0 udmem info udmabuf0 --json
+			ct_grep json-info-memtype "$CT/out" \
+				'"memtype_mmap": "[a-z-]*", "memtype_mmap_sync": "[a-z-]*"}'
+			ct_run info-memtype-exit-0 0 udmem info udmabuf0
+			ct_grep info-memtype "$CT/out" '^memtype: *mmap [a-z-]*, O_SYNC mmap [a-z-]* (page tables)$'
+			udmem_rmmod udmem-memtype
+		else
+			tap_fail json-info-memtype "insmod udmem-memtype failed"
+		fi
+		;;
+	*) tap_skip json-info-memtype "the page-table reader knows arm64 and x86_64 only" ;;
+	esac
 fi
 if [ -e /dev/uiomem0 ]; then
 	ct_run json-region-exit-0 0 udmem info uiomem0 --json
@@ -34,7 +50,7 @@ fi
 # one object per device of sysfs, in sysfs order, each with every documented
 # key, and the values sysfs has.
 ct_tab=$(printf '\t')
-ct_keys="name kind device size phys_addr dma_addr coherent dma_mask_bits mmap_mode sync_mode sync_owner"
+ct_keys="name kind device size phys_addr dma_addr coherent dma_mask_bits mmap_mode sync_mode sync_owner memtype_mmap memtype_mmap_sync"
 ct_run json-list-parse-exit-0 0 udmem list --json
 if awk -f ./json.awk "$CT/out" > "$CT/parsed" 2> "$CT/err"; then
 	tap_ok json-list-parses
