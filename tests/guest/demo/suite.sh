@@ -67,6 +67,11 @@ echo "# buffers: $(demo_ls /sys/class/u-dma-buf)"
 echo "# regions: $(demo_ls /sys/class/uiomem)"
 echo "# measuring:${demo_names:- every buffer and region}"
 
+# The page-table reader: the report's memory-type lines (arm64, x86_64).
+if udmem_insmod udmem-memtype 2>/dev/null; then
+	demo_loaded="udmem-memtype $demo_loaded"
+fi
+
 demo_t0=$(date +%s)
 # shellcheck disable=SC2086
 if udmem bench --json --runs "$DEMO_RUNS" $demo_names > "$DEMO_OUT"; then
