@@ -201,6 +201,7 @@ else
 	tap_fail dt/keep-contents-mgr "insmod u-dma-buf-mgr failed"
 fi
 ut_prog keep udmabuf-dt-keep udmabuf-chardev data_
+ut_prog keep udmabuf-dt-keep udmabuf-export
 
 ut_unload
 if [ -e "$UT_CLS/udmabuf-dt-u32" ] || [ -e "$UT_CLS/udmabuf-fabric-low" ]; then
