@@ -114,6 +114,14 @@ else
 fi
 ut_in_pool dt/memory-region-no-map udmabuf-dt-nomap 0x26000000 0x00800000
 ut_prog nomap udmabuf-dt-nomap udmabuf-chardev data_
+# page mode on a no-map pool maps through dma_mmap_coherent() without a log line
+ut_attr_eq dt/nomap-page-mode udmabuf-dt-nomap-page quirk_mmap_mode 4
+if dmesg | grep -q 'udmabuf-dt-nomap-page: .*falls back'; then
+	tap_fail dt/nomap-page-no-fallback-warning "$(dmesg | grep 'udmabuf-dt-nomap-page: ' | tail -n 1)"
+else
+	tap_ok dt/nomap-page-no-fallback-warning
+fi
+ut_prog nomap-page udmabuf-dt-nomap-page udmabuf-chardev data_
 ut_prog UDMABUF_MASK=40 mask40 udmabuf-dt-mask40 udmabuf-ioctl get_dev_info
 ut_prog UDMABUF_MASK=64 mask64 udmabuf-dt-mask64 udmabuf-ioctl get_dev_info
 
