@@ -216,7 +216,8 @@ static void bench_table_sync(FILE *f, const struct bench_run *run)
 
 	fprintf(f, "\nSync cost, median us per call; "
 		"cache ops = lines maintained + barriers per call,\n"
-		"counted by the driver, or modelled (range / line size, none when coherent)\n");
+		"counted by the driver, or modelled (range / line size, none when coherent);\n"
+		"syscalls = system calls per call, counted by construction of the method, not measured\n");
 	fprintf(f, "%-22s %-12s %-10s %-10s %-12s %-12s %-9s %-12s\n", "target",
 		"method", "offset", "size", "for_cpu us", "for_dev us",
 		"syscalls", "cache ops");

@@ -12,21 +12,32 @@
 #include "size.h"
 
 static const char cli_create_help[] =
-	"Usage: udmem create NAME SIZE [--dma-mask BITS] [--mmap-mode MODE]\n\n"
+	"Usage: udmem create NAME SIZE [--dma-mask BITS] [--mmap-mode MODE]\n"
+	"                   [--device [BUS/]DEV] [--dma-coherent] [--keep-contents]\n\n"
 	"Create a buffer through /dev/u-dma-buf-mgr (module u-dma-buf-mgr).\n"
 	"SIZE is a byte count, with an optional K, M, G or T suffix (4K, 4M, 1G).\n"
-	"  --dma-mask BITS   DMA mask width, 12..64 (default: the driver's)\n"
-	"  --mmap-mode MODE  on, off, auto or page (default: the driver's)\n";
+	"  --dma-mask BITS     DMA mask width, 12..64 (default: the driver's)\n"
+	"  --mmap-mode MODE    on, off, auto or page (default: the driver's)\n"
+	"  --device [BUS/]DEV  allocate for this device (BUS: platform if left out,\n"
+	"                      pci, amba, pci_express ...), not a new platform device\n"
+	"  --dma-coherent      mark the new platform device DMA-coherent (hardware\n"
+	"                      that snoops the CPU caches; not with --device)\n"
+	"  --keep-contents     do not zero: the buffer is --device's no-map\n"
+	"                      memory-region and keeps what it holds\n";
 
 int cli_cmd_create(int argc, char **argv)
 {
-	struct cli_opt opts[] = { { "dma-mask", NULL, 0 }, { "mmap-mode", NULL, 0 } };
-	unsigned int mask = 0;
+	struct cli_opt opts[] = {
+		{ "dma-mask", NULL, 0 }, { "mmap-mode", NULL, 0 },
+		{ "device", NULL, 0 }, { "dma-coherent", NULL, 1 },
+		{ "keep-contents", NULL, 1 },
+	};
+	unsigned int mask = 0, flags = 0;
 	int ret, npos, mode = UDMEM_MMAP_DEFAULT;
 	uint64_t size, bits;
 	char *pos[2];
 
-	ret = cli_parse_args("create", argc, argv, opts, 2, pos, 2, &npos);
+	ret = cli_parse_args("create", argc, argv, opts, 5, pos, 2, &npos);
 	if (ret || npos != 2) {
 		if (!ret)
 			cli_usage_error("create", "expected NAME and SIZE");
@@ -54,7 +65,20 @@ int cli_cmd_create(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
-	ret = udmem_buffer_create(pos[0], size, mask, mode);
+	if (opts[3].value)
+		flags |= UDMEM_CREATE_DMA_COHERENT;
+	if (opts[4].value)
+		flags |= UDMEM_CREATE_KEEP_CONTENTS;
+	if (opts[3].value && opts[2].value) {
+		cli_usage_error("create",
+				"--dma-coherent is for a new platform device, not --device");
+		return CLI_EXIT_USAGE;
+	}
+	if (opts[4].value && !opts[2].value) {
+		cli_usage_error("create", "--keep-contents needs --device (its memory-region)");
+		return CLI_EXIT_USAGE;
+	}
+	ret = udmem_buffer_create_on(pos[0], size, mask, mode, opts[2].value, flags);
 	if (ret) {
 		cli_error(pos[0], ret == -ENODEV ?
 			  "create (is u-dma-buf-mgr loaded?)" : "create", ret);
@@ -66,7 +90,8 @@ int cli_cmd_create(int argc, char **argv)
 
 static const char cli_delete_help[] =
 	"Usage: udmem delete NAME\n\n"
-	"Delete a buffer made by u-dma-buf-mgr (or by module parameters).\n";
+	"Delete a buffer made by u-dma-buf-mgr (not one of module parameters\n"
+	"or of the device tree: ENOENT).\n";
 
 int cli_cmd_delete(int argc, char **argv)
 {

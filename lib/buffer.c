@@ -124,17 +124,34 @@ static int udmem_mgr_command(const char *cmd)
 	return ret;
 }
 
-UDMEM_API int udmem_buffer_create(const char *name, uint64_t size,
-				  unsigned int dma_mask_bits,
-				  enum udmem_mmap_mode mode)
+/* "[BUS/]NAME": one manager token each, without separators. */
+static int udmem_device_spec_valid(const char *spec)
 {
-	char cmd[160];
+	size_t n = spec ? strlen(spec) : 0;
+	const char *slash;
+
+	if (!n || n > 127 || strpbrk(spec, " \t\n;="))
+		return 0;
+	slash = strchr(spec, '/');
+	return !slash || (slash != spec && slash[1] && !strchr(slash + 1, '/'));
+}
+
+UDMEM_API int udmem_buffer_create_on(const char *name, uint64_t size,
+				     unsigned int dma_mask_bits,
+				     enum udmem_mmap_mode mode,
+				     const char *device, unsigned int flags)
+{
+	const char *slash;
+	char cmd[320];
 	uint64_t got;
 	int len, ret;
 
 	if (!udmem_name_valid(name) || size == 0 ||
 	    (dma_mask_bits && (dma_mask_bits < 12 || dma_mask_bits > 64)) ||
-	    (unsigned int)mode > UDMEM_MMAP_PAGE)
+	    (unsigned int)mode > UDMEM_MMAP_PAGE ||
+	    (flags & ~(unsigned int)(UDMEM_CREATE_DMA_COHERENT |
+				     UDMEM_CREATE_KEEP_CONTENTS)) ||
+	    (device && !udmem_device_spec_valid(device)))
 		return -EINVAL;
 	if (udmem_sysfs_exists(UDMEM_CLASS_BUFFER, name))
 		return -EEXIST;
@@ -146,6 +163,20 @@ UDMEM_API int udmem_buffer_create(const char *name, uint64_t size,
 	if (mode != UDMEM_MMAP_DEFAULT)
 		len += snprintf(cmd + len, sizeof(cmd) - len, " %s",
 				udmem_mmap_mode_words[mode]);
+	if (device) {
+		slash = strchr(device, '/');
+		if (slash)
+			len += snprintf(cmd + len, sizeof(cmd) - len,
+					" bus=%.*s device=%s",
+					(int)(slash - device), device, slash + 1);
+		else
+			len += snprintf(cmd + len, sizeof(cmd) - len,
+					" device=%s", device);
+	}
+	if (flags & UDMEM_CREATE_DMA_COHERENT)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " dma-coherent");
+	if (flags & UDMEM_CREATE_KEEP_CONTENTS)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " keep-contents");
 	snprintf(cmd + len, sizeof(cmd) - len, "\n");
 	ret = udmem_mgr_command(cmd);
 	if (ret)
@@ -157,6 +188,13 @@ UDMEM_API int udmem_buffer_create(const char *name, uint64_t size,
 		return -E2BIG;
 	}
 	return 0;
+}
+
+UDMEM_API int udmem_buffer_create(const char *name, uint64_t size,
+				  unsigned int dma_mask_bits,
+				  enum udmem_mmap_mode mode)
+{
+	return udmem_buffer_create_on(name, size, dma_mask_bits, mode, NULL, 0);
 }
 
 UDMEM_API int udmem_buffer_delete(const char *name)

@@ -104,26 +104,34 @@ UDMEM_API int udmem_region_fd(const struct udmem_region *reg)
 	return reg ? reg->dev.fd : -EINVAL;
 }
 
+/*
+ * The uiomem 1.1 ioctls where they say all we need: GET_SYNC for sync_mode,
+ * GET_SYNC_OWNER for the owner.  The open needs UIOMEM_IOCTL_QUERY (our
+ * extension) for the mapping type this file gets, which 1.1 does not
+ * report, and syncs need UIOMEM_IOCTL_SYNC for a private 64-bit byte range
+ * (docs/device-memory.md).
+ */
 UDMEM_API int udmem_region_sync_mode(struct udmem_region *reg)
 {
-	struct uiomem_query q;
+	struct uiomem_ioctl_sync_args sa;
 	int ret;
 
 	if (!reg)
 		return -EINVAL;
-	ret = udmem_region_query(reg, &q);
-	return ret ? ret : (int)q.sync_mode;
+	memset(&sa, 0, sizeof(sa));
+	ret = udmem_ioctl(reg->dev.fd, UIOMEM_IOCTL_GET_SYNC, &sa);
+	return ret ? ret :
+	       (int)UIOMEM_FLAGS_GET(sa.flags, UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE);
 }
 
 UDMEM_API int udmem_region_sync_owner(struct udmem_region *reg)
 {
-	uint64_t owner;
+	uint32_t owner = 0;
 	int ret;
 
 	if (!reg)
 		return -EINVAL;
-	ret = udmem_sysfs_read_u64(UDMEM_CLASS_REGION, reg->dev.name, "sync_owner",
-				   &owner);
+	ret = udmem_ioctl(reg->dev.fd, UIOMEM_IOCTL_GET_SYNC_OWNER, &owner);
 	return ret ? ret : (owner ? UDMEM_OWNER_DEVICE : UDMEM_OWNER_CPU);
 }
 

@@ -138,6 +138,47 @@ void udmem_buffer_close(struct udmem_buffer *buf);
 int udmem_buffer_create(const char *name, uint64_t size,
 			unsigned int dma_mask_bits, enum udmem_mmap_mode mode);
 
+/** Flags of udmem_buffer_create_on(): udmem additions to u-dma-buf. */
+enum udmem_create_flags {
+	/**
+	 * Mark the buffer's new platform device DMA-coherent (manager keyword
+	 * dma-coherent): only for hardware that snoops the CPU caches, and
+	 * not with a @p device, whose coherency its bus decides.
+	 */
+	UDMEM_CREATE_DMA_COHERENT = 1u << 0,
+	/**
+	 * Do not zero the memory (manager keyword keep-contents): the buffer
+	 * is the start of @p device's no-map device-tree memory-region and
+	 * keeps what it holds, e.g. data a bootloader or an FPGA wrote.
+	 */
+	UDMEM_CREATE_KEEP_CONTENTS = 1u << 1,
+};
+
+/**
+ * @brief Create a buffer through /dev/u-dma-buf-mgr, with a parent device
+ *        and the udmem additions.
+ * @param name          As for udmem_buffer_create().
+ * @param size          As for udmem_buffer_create().
+ * @param dma_mask_bits As for udmem_buffer_create(); ignored by the driver
+ *                      with a @p device (the device keeps its mask).
+ * @param mode          As for udmem_buffer_create().
+ * @param device        The device to allocate for, "[BUS/]NAME" (BUS:
+ *                      platform, pci, amba, pci_express ...; platform if
+ *                      left out), or NULL for a new platform device.
+ * @param flags         A mask of enum udmem_create_flags.
+ * @return As udmem_buffer_create(); -EINVAL also for unknown flags, a bad
+ *         @p device string, a device the manager does not find,
+ *         UDMEM_CREATE_DMA_COHERENT with a @p device, and
+ *         UDMEM_CREATE_KEEP_CONTENTS without a device that has a no-map,
+ *         non-reusable memory-region; -EBUSY when that region is taken
+ *         (another buffer, uiomem, or the device's DMA pool); -EOPNOTSUPP
+ *         for UDMEM_CREATE_DMA_COHERENT on ARM kernels before 5.19.
+ *         Free with udmem_buffer_delete().
+ */
+int udmem_buffer_create_on(const char *name, uint64_t size,
+			   unsigned int dma_mask_bits, enum udmem_mmap_mode mode,
+			   const char *device, unsigned int flags);
+
 /**
  * @brief Delete a buffer made by the manager.
  * @param name Device name.

@@ -15,9 +15,17 @@
  * can map it: as one run of page frames (whole-range remap at mmap time),
  * as struct pages (page mode, for get_user_pages; CMA or page-allocator
  * memory), or only through dma_mmap_coherent().
+ *
+ * A buffer asked to keep its memory's contents does not come from the DMA
+ * API at all: see udmabuf_alloc_kept().
  */
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/iommu.h>
+#include <linux/of.h>
+#include <linux/of_reserved_mem.h>
 #include <linux/page_ref.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -179,10 +187,84 @@ static void udmabuf_dma_free(struct udmabuf *buf)
 		dma_free_coherent(buf->dma_dev, buf->alloc_size, buf->virt, buf->dma_addr);
 }
 
+/*
+ * keep-contents (u-dma-buf issue #55): the buffer starts with what its
+ * memory held, e.g. data a bootloader, another processor or an FPGA wrote
+ * there before Linux, or before the buffer was last removed.  Every DMA API
+ * allocator zeroes what it hands out (dma-direct on every kernel we
+ * support, the per-device pool of a no-map memory-region, CMA through
+ * dma-direct), so this memory is not allocated: it is the start of the
+ * device's own no-map memory-region, claimed with request_mem_region()
+ * (EBUSY while anybody else, uiomem included, holds it) and mapped
+ * write-combined, as the kernel's pool of such a region is.  The DMA
+ * address is the physical address, as that pool gives it.  User mappings
+ * go through dma_mmap_coherent(), which takes the page frames from the DMA
+ * address.
+ *
+ * Refused: a device without such a region (EINVAL), a region the device
+ * already uses as its DMA pool (EBUSY: the pool would hand the same memory
+ * out again, zeroed), a reusable (CMA) region, whose pages the kernel lends
+ * out, or one without no-map, which the kernel owns (EINVAL), a device
+ * whose DMA addresses are translated (dma-ranges, IOMMU: EINVAL), and a
+ * buffer larger than the region (ENOMEM).
+ */
+static int udmabuf_alloc_kept(struct udmabuf *buf)
+{
+	struct device *dev = buf->dma_dev;
+	struct reserved_mem *rmem = NULL;
+	struct device_node *np = NULL;
+	bool usable = false;
+
+	if (udmabuf_dev_has_pool(dev)) {
+		dev_err(dev, "%s: keep-contents: the memory-region is in use as the device's DMA pool, which zeroes what it hands out\n",
+			buf->name);
+		return -EBUSY;
+	}
+	if (dev->of_node)
+		np = of_parse_phandle(dev->of_node, "memory-region", 0);
+	if (np) {
+		rmem = of_reserved_mem_lookup(np);
+		usable = of_property_read_bool(np, "no-map") &&
+			 !of_property_read_bool(np, "reusable");
+		of_node_put(np);
+	}
+	if (!rmem || !usable) {
+		dev_err(dev, "%s: keep-contents needs a memory-region that is no-map and not reusable\n",
+			buf->name);
+		return -EINVAL;
+	}
+	if (dev->dma_range_map || device_iommu_mapped(dev)) {
+		dev_err(dev, "%s: keep-contents needs DMA addresses equal to physical ones (no dma-ranges offset, no IOMMU)\n",
+			buf->name);
+		return -EINVAL;
+	}
+	if (buf->alloc_size > rmem->size) {
+		dev_err(dev, "%s: keep-contents: %zu bytes do not fit the %llu-byte memory-region\n",
+			buf->name, buf->alloc_size, (unsigned long long)rmem->size);
+		return -ENOMEM;
+	}
+	if (!request_mem_region(rmem->base, buf->alloc_size, buf->name)) {
+		dev_err(dev, "%s: keep-contents: %pa is already claimed\n", buf->name, &rmem->base);
+		return -EBUSY;
+	}
+	buf->virt = memremap(rmem->base, buf->alloc_size, MEMREMAP_WC);
+	if (!buf->virt) {
+		release_mem_region(rmem->base, buf->alloc_size);
+		return -ENOMEM;
+	}
+	buf->dma_addr = rmem->base;
+	/* Outside the linear map: no CPU cache operations (see sync.c). */
+	buf->no_cpu_sync = true;
+	buf->kept = true;
+	return 0;
+}
+
 int udmabuf_alloc(struct udmabuf *buf)
 {
 	buf->virt = NULL;
 	buf->cached_alias = false;
+	if (buf->keep_contents)
+		return udmabuf_alloc_kept(buf);
 	if (udmabuf_want_cached_alias(buf))
 		buf->virt = udmabuf_alloc_cached(buf);
 	if (!buf->virt)
@@ -217,6 +299,12 @@ void udmabuf_free(struct udmabuf *buf)
 	buf->pages = NULL;
 	if (!buf->virt || !free_mem)
 		goto out;
+	if (buf->kept) {
+		/* Nothing of the DMA API's: unmap and let the region go. */
+		memunmap(buf->virt);
+		release_mem_region(buf->dma_addr, buf->alloc_size);
+		goto out;
+	}
 	if (!buf->keep_on_free) {
 		udmabuf_dma_free(buf);
 		goto out;

@@ -75,7 +75,8 @@ EXPORT_SYMBOL(u_dma_buf_device_search);
  * @size: size in bytes (4 GiB and more on 64-bit kernels)
  * @option: [7:0] DMA mask width (0: the dma_mask_bit parameter),
  *	[9] treat the new platform device as DMA-coherent (not with @parent),
- *	[12:10] mmap mode (0: the quirk_mmap_mode parameter)
+ *	[12:10] mmap mode (0: the quirk_mmap_mode parameter),
+ *	[13] keep the memory's contents (@parent's no-map memory-region)
  * @parent: device to allocate for, or NULL for a new platform device
  *
  * Return: the buffer's device (see u_dma_buf_device_search()) or ERR_PTR.
@@ -91,6 +92,7 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 		.dma_mask_bits = option & 0xff,
 		.quirk_mmap_mode = (option >> 10) & 7,
 		.dma_coherent = option & U_DMA_BUF_OPTION_DMA_COHERENT,
+		.keep_contents = option & U_DMA_BUF_OPTION_KEEP_CONTENTS,
 		.origin = UDMABUF_ORIGIN_MANAGED,
 	};
 	struct platform_device *pdev;

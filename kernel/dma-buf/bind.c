@@ -134,6 +134,7 @@ int __init udmabuf_static_create(int i)
 		.size = udmabuf_static_size[i],
 		.origin = UDMABUF_ORIGIN_STATIC,
 		.dma_coherent = udmabuf_static_dma_coherent[i],
+		.keep_contents = udmabuf_static_keep_contents[i],
 	};
 	struct platform_device *pdev;
 	struct udmabuf *buf;

@@ -16,6 +16,7 @@ u64 udmabuf_static_size[UDMABUF_STATIC_MAX];
 char *udmabuf_static_bind[UDMABUF_STATIC_MAX];
 char *udmabuf_bind;
 bool udmabuf_static_dma_coherent[UDMABUF_STATIC_MAX];
+bool udmabuf_static_keep_contents[UDMABUF_STATIC_MAX];
 
 module_param_named(udmabuf0, udmabuf_static_size[0], ullong, 0444);
 module_param_named(udmabuf1, udmabuf_static_size[1], ullong, 0444);
@@ -45,6 +46,16 @@ module_param_named(udmabuf6_dma_coherent, udmabuf_static_dma_coherent[6], bool, 
 module_param_named(udmabuf7_dma_coherent, udmabuf_static_dma_coherent[7], bool, 0444);
 MODULE_PARM_DESC(udmabuf0_dma_coherent,
 		 "treat udmabuf0's device as DMA-coherent (the hardware must snoop the caches; likewise 1..7)");
+module_param_named(udmabuf0_keep_contents, udmabuf_static_keep_contents[0], bool, 0444);
+module_param_named(udmabuf1_keep_contents, udmabuf_static_keep_contents[1], bool, 0444);
+module_param_named(udmabuf2_keep_contents, udmabuf_static_keep_contents[2], bool, 0444);
+module_param_named(udmabuf3_keep_contents, udmabuf_static_keep_contents[3], bool, 0444);
+module_param_named(udmabuf4_keep_contents, udmabuf_static_keep_contents[4], bool, 0444);
+module_param_named(udmabuf5_keep_contents, udmabuf_static_keep_contents[5], bool, 0444);
+module_param_named(udmabuf6_keep_contents, udmabuf_static_keep_contents[6], bool, 0444);
+module_param_named(udmabuf7_keep_contents, udmabuf_static_keep_contents[7], bool, 0444);
+MODULE_PARM_DESC(udmabuf0_keep_contents,
+		 "do not zero udmabuf0: it is its bind= device's no-map memory-region (likewise 1..7)");
 module_param_named(bind, udmabuf_bind, charp, 0444);
 MODULE_PARM_DESC(bind, "parent device of every udmabufN without its own _bind");
 

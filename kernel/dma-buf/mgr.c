@@ -7,14 +7,18 @@
  *
  *   create <name> <size> [bus=<bus>] [device=<dev>] [dma-mask=<bits>]
  *          [quirk-mmap-on|quirk-mmap-off|quirk-mmap-auto|quirk-mmap-page]
+ *          [dma-coherent] [keep-contents]
  *   delete <name>
  *
  * Numbers are base 0 without suffixes; <size> may also be given as size=N.
- * Keywords match by prefix, as in the original manager.  A write returns
+ * Keywords match by prefix, as in the original manager; our additions
+ * dma-coherent (a new platform device only) and keep-contents (the no-map
+ * memory-region of device=, see alloc.c) match whole.  A write returns
  * its byte count, or the errno of the first failing command (the rest of
  * that write is dropped): -EINVAL for a malformed command, -ENOENT for an
  * unknown name, -EEXIST for a duplicate, -EBUSY for deleting a buffer that
- * is open, mapped or exported, -ENOMEM or -E2BIG for a size that cannot be
+ * is open, mapped or exported (or for keep-contents on a region in use),
+ * -ENOMEM or -E2BIG for a size that cannot be
  * had, -ENODEV when the new buffer's device was unbound before the create
  * returned, -ENOSPC for a command over 1023 bytes.
  */
@@ -100,6 +104,8 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 			option = (option & ~(u64)0xff) | val;
 		} else if (!strcmp(t, "dma-coherent")) {
 			option |= U_DMA_BUF_OPTION_DMA_COHERENT;
+		} else if (!strcmp(t, "keep-contents")) {
+			option |= U_DMA_BUF_OPTION_KEEP_CONTENTS;
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-on")) {
 			option = (option & ~(7ULL << 10)) | (2ULL << 10);
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-off")) {

@@ -115,6 +115,8 @@ static int udmabuf_parse_properties(struct device *dev, struct udmabuf_params *p
 		if (v)
 			p->quirk_mmap_mode = v;
 	}
+	/* udmem addition: the buffer keeps its memory-region's contents */
+	p->keep_contents = device_property_read_bool(dev, "keep-contents");
 	if (device_property_read_bool(dev, "quirk-mmap-on"))
 		p->quirk_mmap_mode = U_DMA_BUF_MMAP_MODE_ON;
 	if (device_property_read_bool(dev, "quirk-mmap-off"))
@@ -236,7 +238,8 @@ static int udmabuf_platform_probe(struct platform_device *pdev)
 			p.name = dev_name(dev);
 	}
 
-	if (device_property_present(dev, "memory-region")) {
+	/* A kept buffer takes the region itself, never through a pool. */
+	if (!p.keep_contents && device_property_present(dev, "memory-region")) {
 		ret = udmabuf_rmem_get(dev);
 		if (ret)
 			return ret;

@@ -183,6 +183,7 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	 */
 	buf->pdev = p->pdev;
 	buf->rmem = p->rmem;
+	buf->keep_contents = p->keep_contents;
 	buf->size = p->size;
 	buf->alloc_size = PAGE_ALIGN((size_t)p->size);
 	buf->quirk_mmap_mode = p->quirk_mmap_mode ? p->quirk_mmap_mode :

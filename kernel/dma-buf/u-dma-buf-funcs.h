@@ -18,6 +18,7 @@
 #define U_DMA_BUF_OPTION_DMA_COHERENT		BIT_ULL(9)	/* udmem addition */
 #define U_DMA_BUF_OPTION_MMAP_MODE_SHIFT	10
 #define U_DMA_BUF_OPTION_MMAP_MODE_MASK		0x7
+#define U_DMA_BUF_OPTION_KEEP_CONTENTS		BIT_ULL(13)	/* udmem addition */
 
 struct device *u_dma_buf_device_search(const char *name, int id);
 struct device *u_dma_buf_device_create(const char *name, int id, size_t size,

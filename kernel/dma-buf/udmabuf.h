@@ -60,6 +60,7 @@ struct udmabuf_params {
 	u32 sync_direction;
 	int dma_mask_bits;		/* 0: keep the device's mask */
 	bool dma_coherent;		/* mark a new platform device coherent */
+	bool keep_contents;		/* no zeroing: see udmabuf_alloc_kept() */
 	enum udmabuf_origin origin;
 	struct platform_device *pdev;	/* the probing platform device, if any */
 	bool rmem;			/* a user of the device's memory-region */
@@ -99,6 +100,8 @@ struct udmabuf {
 	bool own_refs;			/* we gave pages[1..] their counts */
 	bool dma_gone;			/* detached; DMA API calls inexact */
 	bool keep_on_free;		/* used across an unbind: see alloc.c */
+	bool keep_contents;		/* asked not to zero the memory */
+	bool kept;			/* memory is a claimed no-map region */
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
@@ -132,6 +135,7 @@ static inline bool udmabuf_dev_has_pool(const struct device *dev)
 extern u64 udmabuf_static_size[UDMABUF_STATIC_MAX];
 extern char *udmabuf_static_bind[UDMABUF_STATIC_MAX];
 extern bool udmabuf_static_dma_coherent[UDMABUF_STATIC_MAX];
+extern bool udmabuf_static_keep_contents[UDMABUF_STATIC_MAX];
 extern char *udmabuf_bind;
 extern int udmabuf_info_enable;
 extern int udmabuf_default_quirk_mmap_mode;

@@ -7,6 +7,7 @@ Without the modules (a host, no root) every test here SKIPs with the reason.
 from __future__ import annotations
 
 import errno
+import glob
 import mmap
 import os
 
@@ -244,3 +245,79 @@ def test_noncoherent_buffer_on_arm_is_not_coherent(udmabuf):
     assert sysfs("udmabuf-soc-high", "dma_coherent") == 0
     with udmem.Buffer.open("udmabuf-soc-high") as buf:
         assert buf.coherent is False
+
+
+def _platform_device_of_node(node: str) -> str | None:
+    """The platform device made from the device-tree node NODE, if any."""
+    for dev in glob.glob("/sys/bus/platform/devices/*"):
+        if os.path.basename(os.path.realpath(dev + "/of_node")) == node:
+            return os.path.basename(dev)
+    return None
+
+
+def _edu() -> str | None:
+    for dev in glob.glob("/sys/bus/pci/devices/*"):
+        with open(dev + "/vendor") as f, open(dev + "/device") as g:
+            if (f.read().strip(), g.read().strip()) == ("0x1234", "0x11e8"):
+                return os.path.basename(dev)
+    return None
+
+
+def test_create_additions_refused_before_the_manager():
+    """Combinations the driver refuses are ValueErrors before anything is written."""
+    with pytest.raises(ValueError, match="not device="):
+        udmem.Buffer.create("py-t1", 4096, device="x", dma_coherent=True)
+    with pytest.raises(ValueError, match="needs device="):
+        udmem.Buffer.create("py-t1", 4096, keep_contents=True)
+    for bad in ("", "/x", "a/b/c", "pci/", "x y", "x;delete udmabuf0", "x=1"):
+        with pytest.raises(ValueError, match="BUS/"):
+            udmem.Buffer.create("py-t1", 4096, device=bad)
+
+
+def test_create_dma_coherent(udmabuf):
+    """dma_coherent (u-dma-buf issues #69, #127): the new device is coherent."""
+    try:
+        udmem.Buffer.create("py-t1", 65536, dma_coherent=True)
+    except OSError as e:
+        if e.errno == errno.EOPNOTSUPP:
+            pytest.skip("this kernel chose its DMA operations at device setup (ARM before 5.19)")
+        raise
+    try:
+        assert sysfs("py-t1", "dma_coherent") == 1
+        with udmem.Buffer.open("py-t1") as buf:
+            assert buf.coherent is True
+    finally:
+        udmem.Buffer.delete("py-t1")
+
+
+def test_create_on_device_and_keep_contents_without_region(udmabuf):
+    """device= binds to the edu device; keep_contents there: EINVAL (no memory-region)."""
+    edu = _edu()
+    if edu is None:
+        pytest.skip("no edu PCI device in this guest")
+    udmem.Buffer.create("py-t1", 16384, device=f"pci/{edu}")
+    try:
+        assert os.path.basename(os.path.realpath("/sys/class/u-dma-buf/py-t1/device")) == edu
+    finally:
+        udmem.Buffer.delete("py-t1")
+    with pytest.raises(OSError) as e:
+        udmem.Buffer.create("py-t1", 16384, device=f"pci/{edu}", keep_contents=True)
+    assert e.value.errno == errno.EINVAL
+    assert not exists("py-t1")
+
+
+def test_keep_contents_survives_delete_and_create(udmabuf):
+    """keep_contents (u-dma-buf issue #55): data written before a delete is there after."""
+    parent = _platform_device_of_node("udmem-t-keep-parent")
+    if parent is None:
+        pytest.skip("no device-tree node udmem-t-keep-parent (not a device-tree target)")
+    data = np.arange(4096, dtype="u4") ^ os.getpid()
+    a = udmem.allocate(4096, "u4", device=parent, keep_contents=True, name="py-keep")
+    with a:
+        a[:] = data
+        a.flush()
+    assert not exists("py-keep")
+    a = udmem.allocate(4096, "u4", device=parent, keep_contents=True, name="py-keep")
+    with a:
+        a.invalidate()
+        assert np.array_equal(a, data)

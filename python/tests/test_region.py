@@ -28,6 +28,15 @@ def test_open_reports_the_driver_facts(uiomem_region):
         assert r.sync_mode == sysfs(uiomem_region, "sync_mode")
 
 
+def test_sync_owner_follows_the_syncs(uiomem_region):
+    """sync_mode and sync_owner come from the 1.1 ioctls and agree with sysfs."""
+    with udmem.Region.open(uiomem_region) as r:
+        r.sync_for_device(0, 64)
+        assert r.sync_owner == "device" and sysfs(uiomem_region, "sync_owner") == 1
+        r.sync_for_cpu(0, 64)
+        assert r.sync_owner == "cpu" and sysfs(uiomem_region, "sync_owner") == 0
+
+
 def test_data_round_trip_through_the_device_file(uiomem_region):
     with udmem.Region.open(uiomem_region) as r:
         a = r.asarray("u8", offset=4096)

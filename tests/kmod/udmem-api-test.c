@@ -88,6 +88,12 @@ static int __init ut_init(void)
 		u_dma_buf_device_remove(dup);
 	ut_check(IS_ERR(u_dma_buf_device_create("ut-api-zero", -1, 0, 0, NULL)),
 		 "create-size-0-refused", "size 0 accepted");
+	/* option bit 13, keep-contents (a udmem addition): no region, EINVAL */
+	dup = u_dma_buf_device_create("ut-api-keep", -1, UT_SIZE, 1ULL << 13, NULL);
+	ut_check(PTR_ERR(dup) == -EINVAL, "create-keep-contents-without-region-einval",
+		 "not -EINVAL");
+	if (!IS_ERR(dup))
+		u_dma_buf_device_remove(dup);
 
 	ret = u_dma_buf_device_getmap(ut_dev, &size, &virt, &phys);
 	ut_check(ret == 0, "getmap", "getmap failed");

@@ -52,6 +52,15 @@ def _mgr_command(name: str, command: str) -> None:
         os.close(fd)
 
 
+def _device_keywords(name: str, device: str) -> str:
+    """The manager's bus=/device= keywords for "[BUS/]NAME"."""
+    bus, _, dev = device.rpartition("/")
+    if (not dev or "/" in bus or (not bus and device.startswith("/"))
+            or any(c in device for c in " \t\n;=") or len(device) > 127):
+        raise ValueError(f"{name}: device must be [BUS/]NAME, not {device!r}")
+    return f" bus={bus} device={dev}" if bus else f" device={dev}"
+
+
 class Buffer(Device):
     """A u-dma-buf buffer (/dev/NAME, /sys/class/u-dma-buf/NAME), mapped whole.
 
@@ -72,8 +81,16 @@ class Buffer(Device):
 
     @staticmethod
     def create(name: str, size: int, *, dma_mask_bits: int = 0,
-               mmap_mode: str | None = None) -> None:
-        """Create a buffer through /dev/u-dma-buf-mgr."""
+               mmap_mode: str | None = None, device: str | None = None,
+               dma_coherent: bool = False, keep_contents: bool = False) -> None:
+        """Create a buffer through /dev/u-dma-buf-mgr.
+
+        ``device`` ("[BUS/]NAME", e.g. ``"pci/0000:00:03.0"``) allocates for
+        that device instead of a new platform device.  udmem's additions:
+        ``dma_coherent`` marks the new platform device DMA-coherent (not with
+        ``device``); ``keep_contents`` does not zero the memory: the buffer is
+        ``device``'s no-map device-tree memory-region and keeps what it holds.
+        """
         check_name(name)
         if size <= 0:
             raise ValueError(f"{name}: size must be positive")
@@ -86,6 +103,16 @@ class Buffer(Device):
             if mmap_mode not in MMAP_MODES:
                 raise ValueError(f"{name}: mmap_mode must be one of {sorted(MMAP_MODES)}")
             command += f" quirk-mmap-{mmap_mode}"
+        if device is not None:
+            command += _device_keywords(name, device)
+        if dma_coherent:
+            if device is not None:
+                raise ValueError(f"{name}: dma_coherent is for a new platform device, not device=")
+            command += " dma-coherent"
+        if keep_contents:
+            if device is None:
+                raise ValueError(f"{name}: keep_contents needs device= (its memory-region)")
+            command += " keep-contents"
         if name in Buffer.list():
             raise oserror(errno.EEXIST, name, "create")
         _mgr_command(name, command + "\n")
@@ -260,13 +287,15 @@ def _open_new(name: str, cacheable: bool) -> Buffer:
 
 def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
              dma_mask_bits: int = 0, mmap_mode: str | None = None,
-             name: str | None = None) -> UdmemArray:
+             name: str | None = None, device: str | None = None,
+             dma_coherent: bool = False, keep_contents: bool = False) -> UdmemArray:
     """Make a new buffer through u-dma-buf-mgr and return an array over it.
 
     Like PYNQ's ``allocate``.  The array has ``physical_address``,
     ``flush()``/``invalidate()`` and ``freebuffer()``, and works as a
     context manager that frees the buffer at the end of the ``with`` block.
-    ``cacheable=False`` maps it with O_SYNC (uncached).
+    ``cacheable=False`` maps it with O_SYNC (uncached).  ``device``,
+    ``dma_coherent`` and ``keep_contents`` are those of :meth:`Buffer.create`.
     """
     dt = np.dtype(dtype)
     shape_t = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -275,7 +304,8 @@ def allocate(shape: Any, dtype: Any = "u4", *, cacheable: bool = True,
         raise ValueError("allocate: the array would be empty")
     if name is None:
         name = f"udmem-py-{os.getpid()}-{next(_names)}"
-    Buffer.create(name, nbytes, dma_mask_bits=dma_mask_bits, mmap_mode=mmap_mode)
+    Buffer.create(name, nbytes, dma_mask_bits=dma_mask_bits, mmap_mode=mmap_mode,
+                  device=device, dma_coherent=dma_coherent, keep_contents=keep_contents)
     try:
         buf = _open_new(name, cacheable)
     except BaseException:

@@ -7,6 +7,7 @@ import errno
 import fcntl
 import mmap
 import os
+import sys
 
 from . import _device, _uapi
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE, Device, oserror
@@ -69,8 +70,26 @@ class Region(Device):
 
     @property
     def sync_mode(self) -> int:
-        """The region's sync_mode (0..7)."""
-        return self.query()["sync_mode"]
+        """The region's sync_mode (0..7), by the uiomem 1.1 ioctl GET_SYNC."""
+        self._check_open()
+        try:
+            raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_GET_SYNC,
+                              _uapi.uiomem_ioctl_sync_args.make())
+        except OSError as e:
+            raise oserror(e.errno, self._name, "get sync") from None
+        flags: int = _uapi.uiomem_ioctl_sync_args.parse(raw)["flags"]
+        return flags >> _uapi.UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_SHIFT & \
+            _uapi.UIOMEM_SYNC_ARGS_FLAGS_SYNC_MODE_MASK
+
+    @property
+    def sync_owner(self) -> str:
+        """"cpu" or "device", by the uiomem 1.1 ioctl GET_SYNC_OWNER."""
+        self._check_open()
+        try:
+            raw = fcntl.ioctl(self._fd, _uapi.UIOMEM_IOCTL_GET_SYNC_OWNER, bytes(4))
+        except OSError as e:
+            raise oserror(e.errno, self._name, "get sync owner") from None
+        return "device" if int.from_bytes(raw, sys.byteorder) else "cpu"
 
     def _sync(self, when: int, offset: int, size: int | None, direction: int, what: str) -> None:
         self._check_open()

@@ -29,6 +29,48 @@ ct_grep() {
 	fi
 }
 
+# ct_create_additions: udmem's additions to the manager, --dma-coherent,
+# --device and --keep-contents (u-dma-buf issues #69, #127, #55)
+ct_create_additions() {
+	udmem create cli-t2 64K --dma-coherent > $CT/out 2> $CT/err
+	_rc=$?
+	if [ $_rc = 1 ] && grep -q EOPNOTSUPP $CT/err; then
+		tap_skip create-dma-coherent "this kernel chose its DMA operations at device setup (ARM before 5.19)"
+	elif [ $_rc = 0 ]; then
+		tap_eq create-dma-coherent 1 "$(cat /sys/class/u-dma-buf/cli-t2/dma_coherent 2>&1)"
+		udmem delete cli-t2 > /dev/null
+	else
+		tap_fail create-dma-coherent "exit $_rc: $(head -n 1 $CT/err)"
+	fi
+	ct_run create-dma-coherent-with-device-exit-2 2 udmem create cli-t2 64K --dma-coherent --device x
+	ct_run create-keep-contents-without-device-exit-2 2 udmem create cli-t2 64K --keep-contents
+	ct_grep create-keep-contents-without-device-message $CT/err "needs --device"
+	_edu=$(udmem_pci_dev 0x1234 0x11e8)
+	if [ -n "$_edu" ]; then
+		ct_run create-keep-contents-no-region-exit-1 1 \
+			udmem create cli-t2 64K --device "pci/$_edu" --keep-contents
+		ct_grep create-keep-contents-no-region-einval $CT/err "(errno 22, EINVAL)$"
+	else
+		tap_skip create-keep-contents-no-region "no edu device"
+	fi
+	_kp=""
+	for _d in /sys/bus/platform/devices/*; do
+		_n=$(readlink "$_d/of_node" 2>/dev/null)
+		[ "${_n##*/}" = udmem-t-keep-parent ] && _kp=${_d##*/}
+	done
+	if [ -z "$_kp" ]; then
+		tap_skip create-keep-contents "no device-tree node udmem-t-keep-parent on this target"
+		return
+	fi
+	ct_run create-keep-contents-exit-0 0 udmem create cli-t2 64K --device "$_kp" --keep-contents
+	_pat="cli-keep-$$"
+	printf '%s' "$_pat" > /dev/cli-t2
+	udmem delete cli-t2 > /dev/null
+	ct_run create-keep-contents-again-exit-0 0 udmem create cli-t2 64K --device "platform/$_kp" --keep-contents
+	tap_eq create-keep-contents-kept "$_pat" "$(dd if=/dev/cli-t2 bs=${#_pat} count=1 2>/dev/null)"
+	udmem delete cli-t2 > /dev/null
+}
+
 ct_loaded=""
 if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
 	tap_skip setup-u-dma-buf "u-dma-buf.ko was not built"
@@ -128,6 +170,7 @@ else
 		ct_grep create-options-mode $CT/out "^mmap_mode:  *off$"
 		ct_grep create-options-size $CT/out "^size:  *1048576$"
 		ct_run create-options-delete 0 udmem delete cli-t1
+		ct_create_additions
 	else
 		tap_skip create-commands "u-dma-buf-mgr is not loaded"
 	fi

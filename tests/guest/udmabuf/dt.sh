@@ -114,6 +114,14 @@ else
 fi
 ut_in_pool dt/memory-region-no-map udmabuf-dt-nomap 0x26000000 0x00800000
 ut_prog nomap udmabuf-dt-nomap udmabuf-chardev data_
+# page mode on a no-map pool maps through dma_mmap_coherent() without a log line
+ut_attr_eq dt/nomap-page-mode udmabuf-dt-nomap-page quirk_mmap_mode 4
+if dmesg | grep -q 'udmabuf-dt-nomap-page: .*falls back'; then
+	tap_fail dt/nomap-page-no-fallback-warning "$(dmesg | grep 'udmabuf-dt-nomap-page: ' | tail -n 1)"
+else
+	tap_ok dt/nomap-page-no-fallback-warning
+fi
+ut_prog nomap-page udmabuf-dt-nomap-page udmabuf-chardev data_
 ut_prog UDMABUF_MASK=40 mask40 udmabuf-dt-mask40 udmabuf-ioctl get_dev_info
 ut_prog UDMABUF_MASK=64 mask64 udmabuf-dt-mask64 udmabuf-ioctl get_dev_info
 
@@ -131,7 +139,7 @@ ut_prog quirk-off udmabuf-dt-quirk-off udmabuf-chardev data_
 # ---- invalid nodes: no buffer, the platform device stays unbound, and a
 # retried probe fails again with a log line naming the device
 for n in size0 nosize 4g option7 syncmode0 syncmode4 syncdir3 syncoffset syncrange syncwrap \
-	 mask8 mask65 minor256 region; do
+	 mask8 mask65 minor256 region keepcma keepnoregion; do
 	_node=udmabuf-dt-bad-$n
 	_pd=$(ut_pdev $_node)
 	if [ -z "$_pd" ]; then
@@ -186,6 +194,23 @@ else
 	ut_attr_eq dt/bind-again-after-mapped-unbind udmabuf-dt-u32 size 65536
 fi
 
+# ---- keep-contents (udmem addition, u-dma-buf issue #55): the buffer is
+# its no-map region and keeps what the memory held; a pool buffer does not
+ut_keep_parent=$(ut_pdev udmem-t-keep-parent)
+ut_in_pool dt/keep-contents-is-its-region udmabuf-dt-keep 0x17100000 0x00100000
+if udmem_insmod u-dma-buf-mgr; then
+	ut_prog UDMABUF_KEEP_PARENT="$ut_keep_parent" \
+		UDMABUF_KEEP_PARENT_BASE="$(printf 0x%x $((UT_RAM + 0x17200000)))" \
+		UDMABUF_KEEP_PDEV="$(ut_pdev udmabuf-dt-keep)" \
+		UDMABUF_KEEP_BASE="$(printf 0x%x $((UT_RAM + 0x17100000)))" \
+		UDMABUF_POOL_PDEV="$(ut_pdev udmabuf-dt-nomap)" keep - udmabuf-keep
+	udmem_rmmod u-dma-buf-mgr
+else
+	tap_fail dt/keep-contents-mgr "insmod u-dma-buf-mgr failed"
+fi
+ut_prog keep udmabuf-dt-keep udmabuf-chardev data_
+ut_prog keep udmabuf-dt-keep udmabuf-export
+
 ut_unload
 if [ -e "$UT_CLS/udmabuf-dt-u32" ] || [ -e "$UT_CLS/udmabuf-fabric-low" ]; then
 	tap_fail dt/rmmod-removes-dt-buffers "buffers remain after rmmod"
@@ -213,4 +238,22 @@ if ut_load udmabuf7=0x1000; then
 	ut_unload
 else
 	tap_fail dt/minor-7-param-wins "$ut_load_out"
+fi
+
+# ---- udmabufN_bind= with udmabufN_keep_contents: kept across a reload
+_pat="udmem-keep-$$"
+if [ -z "$ut_keep_parent" ]; then
+	tap_fail dt/param-keep-contents-survives-reload "no platform device for udmem-t-keep-parent"
+elif ut_load udmabuf0=0x10000 udmabuf0_bind="$ut_keep_parent" udmabuf0_keep_contents=1; then
+	printf '%s' "$_pat" > /dev/udmabuf0
+	ut_unload
+	if ut_load udmabuf0=0x10000 udmabuf0_bind="$ut_keep_parent" udmabuf0_keep_contents=1; then
+		tap_eq dt/param-keep-contents-survives-reload "$_pat" \
+			"$(dd if=/dev/udmabuf0 bs=${#_pat} count=1 2>/dev/null)"
+		ut_unload
+	else
+		tap_fail dt/param-keep-contents-survives-reload "second load: $ut_load_out"
+	fi
+else
+	tap_fail dt/param-keep-contents-survives-reload "$ut_load_out"
 fi

@@ -343,6 +343,10 @@ for b in "udmabuf0_dma_coherent=maybe" ${UT_EDU:+"udmabuf0_bind=pci/$UT_EDU"}; d
 	ut_load_refused "param/dma_coherent-refused($b)" EINVAL \
 		udmabuf0=0x10000 udmabuf0_dma_coherent=1 "$b"
 done
+# udmabufN_keep_contents (a udmem addition) needs a bind= device with a
+# no-map memory-region (dt.sh); a buffer's own platform device has none
+ut_load_refused param/keep_contents-refused-without-region EINVAL \
+	udmabuf0=0x10000 udmabuf0_keep_contents=1
 
 # ut_bind_bus <bus> <device, or empty> <what>: udmabuf0 bound as <bus>/<device>
 ut_bind_bus() {
@@ -429,6 +433,8 @@ else
 		tap_fail mgr/node "/dev/u-dma-buf-mgr missing"
 	fi
 	ut_prog UDMABUF_PCI="$UT_EDU" UDMABUF_AMBA="$ut_amba" UDMABUF_PCIE="$ut_pcie" mgr - udmabuf-mgr
+	# keep-contents: the refusals here, everything on device-tree targets (dt.sh)
+	[ "$UDMEM_HAS_DT" = 1 ] || ut_prog keep - udmabuf-keep
 	# a buffer made by the manager is a full citizen
 	echo "create ut-mgr-full 0x40000" > /dev/u-dma-buf-mgr
 	ut_prog UDMABUF_MASK=32 mgrbuf ut-mgr-full udmabuf-ioctl
