@@ -27,10 +27,26 @@ struct udmabuf_export {
 	bool force_sync;
 };
 
-static unsigned long udmabuf_export_attrs(const struct udmabuf *buf)
+/*
+ * An importer's mapping is made with DMA_ATTR_SKIP_CPU_SYNC and synced
+ * apart (udmabuf_export_map/unmap), as DRM's exporters of coherent memory
+ * do.  The memory is the buffer's own coherent allocation, which the DMA
+ * API debugger tracks as a live mapping: a second, streaming mapping of
+ * its cache lines for a device that may write is "overlapping mappings
+ * aren't supported" unless the mapping says it syncs by itself.  The
+ * cache maintenance is the same: for the device after mapping, for the
+ * CPU before unmapping; none for memory outside the linear map.
+ */
+static void udmabuf_export_sync_sgt(struct udmabuf *buf, struct device *dev,
+				    struct sg_table *sgt, enum dma_data_direction dir,
+				    bool for_device)
 {
-	/* No CPU cache operations on memory outside the linear map. */
-	return buf->no_cpu_sync ? DMA_ATTR_SKIP_CPU_SYNC : 0;
+	if (buf->no_cpu_sync)
+		return;
+	if (for_device)
+		dma_sync_sgtable_for_device(dev, sgt, dir);
+	else
+		dma_sync_sgtable_for_cpu(dev, sgt, dir);
 }
 
 /*
@@ -130,9 +146,10 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 	ret = udmabuf_export_fill_sgt(exp, sgt);
 	if (ret)
 		goto err_free_sgt;
-	ret = dma_map_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_free_table;
+	udmabuf_export_sync_sgt(exp->view.buf, attach->dev, sgt, dir, true);
 	return sgt;
 
 err_free_table:
@@ -147,7 +164,8 @@ static void udmabuf_export_unmap(struct dma_buf_attachment *attach,
 {
 	struct udmabuf_export *exp = attach->dmabuf->priv;
 
-	dma_unmap_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	udmabuf_export_sync_sgt(exp->view.buf, attach->dev, sgt, dir, false);
+	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(sgt);
 	kfree(sgt);
 }
