@@ -27,10 +27,26 @@ struct udmabuf_export {
 	bool force_sync;
 };
 
-static unsigned long udmabuf_export_attrs(const struct udmabuf *buf)
+/*
+ * An importer's mapping is made with DMA_ATTR_SKIP_CPU_SYNC and synced
+ * apart (udmabuf_export_map/unmap), as DRM's exporters of coherent memory
+ * do.  The memory is the buffer's own coherent allocation, which the DMA
+ * API debugger tracks as a live mapping: a second, streaming mapping of
+ * its cache lines for a device that may write is "overlapping mappings
+ * aren't supported" unless the mapping says it syncs by itself.  The
+ * cache maintenance is the same: for the device after mapping, for the
+ * CPU before unmapping; none for memory outside the linear map.
+ */
+static void udmabuf_export_sync_sgt(struct udmabuf *buf, struct device *dev,
+				    struct sg_table *sgt, enum dma_data_direction dir,
+				    bool for_device)
 {
-	/* No CPU cache operations on memory outside the linear map. */
-	return buf->no_cpu_sync ? DMA_ATTR_SKIP_CPU_SYNC : 0;
+	if (buf->no_cpu_sync)
+		return;
+	if (for_device)
+		dma_sync_sgtable_for_device(dev, sgt, dir);
+	else
+		dma_sync_sgtable_for_cpu(dev, sgt, dir);
 }
 
 /*
@@ -117,6 +133,47 @@ static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *
 	return 0;
 }
 
+/*
+ * An importer on the buffer's own device: the allocation is already mapped
+ * for it, one DMA range from buf->dma_addr.  Give each entry its part of
+ * that range instead of mapping the memory a second time for the same
+ * device, which the DMA API debugger cannot tell from the allocation (a
+ * sync of the range then finds two candidates, and reports memory "it
+ * has not allocated").  The cache maintenance is the buffer's own sync.
+ */
+static bool udmabuf_export_own_dev(struct udmabuf *buf, struct device *dev)
+{
+	return dev == buf->dma_dev;
+}
+
+static void udmabuf_export_own_sync(struct udmabuf_export *exp, enum dma_data_direction dir,
+				    bool for_device)
+{
+	struct udmabuf *buf = exp->view.buf;
+	dma_addr_t addr = buf->dma_addr + exp->view.base;
+
+	if (buf->no_cpu_sync || READ_ONCE(buf->dma_gone))
+		return;
+	if (for_device)
+		dma_sync_single_for_device(buf->dma_dev, addr, exp->view.len, dir);
+	else
+		dma_sync_single_for_cpu(buf->dma_dev, addr, exp->view.len, dir);
+}
+
+static void udmabuf_export_own_map(struct udmabuf_export *exp, struct sg_table *sgt)
+{
+	dma_addr_t addr = exp->view.buf->dma_addr + exp->view.base;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_dma_address(sg) = addr;
+		sg_dma_len(sg) = sg->length;
+		addr += sg->length;
+	}
+	sgt->nents = sgt->orig_nents;
+}
+
 static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
@@ -130,9 +187,15 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 	ret = udmabuf_export_fill_sgt(exp, sgt);
 	if (ret)
 		goto err_free_sgt;
-	ret = dma_map_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	if (udmabuf_export_own_dev(exp->view.buf, attach->dev)) {
+		udmabuf_export_own_map(exp, sgt);
+		udmabuf_export_own_sync(exp, dir, true);
+		return sgt;
+	}
+	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_free_table;
+	udmabuf_export_sync_sgt(exp->view.buf, attach->dev, sgt, dir, true);
 	return sgt;
 
 err_free_table:
@@ -147,7 +210,12 @@ static void udmabuf_export_unmap(struct dma_buf_attachment *attach,
 {
 	struct udmabuf_export *exp = attach->dmabuf->priv;
 
-	dma_unmap_sgtable(attach->dev, sgt, dir, udmabuf_export_attrs(exp->view.buf));
+	if (udmabuf_export_own_dev(exp->view.buf, attach->dev)) {
+		udmabuf_export_own_sync(exp, dir, false);
+	} else {
+		udmabuf_export_sync_sgt(exp->view.buf, attach->dev, sgt, dir, false);
+		dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	}
 	sg_free_table(sgt);
 	kfree(sgt);
 }

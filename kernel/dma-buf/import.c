@@ -8,6 +8,12 @@
  * holds the attachment, the mapping and a reference on the buffer until it
  * is closed.  IMPORT_SYNC on that file brackets CPU access with the
  * exporter's begin/end_cpu_access.
+ *
+ * The mapping is made for the buffer's DMA device, whose DMA setup (IOMMU
+ * domain, dma-ranges) goes when its driver is unbound.  So the removal of
+ * the buffer unmaps and detaches every import while that setup is still
+ * there; the import file stays until it is closed, holding the dma-buf
+ * only (IMPORT_SYNC still reaches the exporter).
  */
 #include <linux/anon_inodes.h>
 #include <linux/dma-buf.h>
@@ -24,13 +30,30 @@
 #include "compat.h"
 #include "udmabuf.h"
 
+/**
+ * struct udmabuf_import - one import file
+ * @buf: the importing buffer (referenced)
+ * @dmabuf: the dma-buf (referenced)
+ * @attach: the attachment to buf->dma_dev; NULL once unmapped by a removal
+ * @sgt: its mapping
+ * @dir: the mapping's direction
+ * @node: in buf->imports while mapped
+ */
 struct udmabuf_import {
 	struct udmabuf *buf;
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
+	struct list_head node;
 };
+
+/*
+ * Serializes mapping an import, adding it to and taking it off its
+ * buffer's list, and unmapping it.  Taken before the dma-buf's reservation
+ * lock (the map and unmap calls take that), never inside it.
+ */
+static DEFINE_MUTEX(udmabuf_import_lock);
 
 /* The mapping as one DMA range: its start, or -EOPNOTSUPP. */
 static int udmabuf_import_range(struct sg_table *sgt, u64 size, dma_addr_t *addr)
@@ -51,10 +74,42 @@ static int udmabuf_import_range(struct sg_table *sgt, u64 size, dma_addr_t *addr
 	return total >= size ? 0 : -EOPNOTSUPP;
 }
 
-static void udmabuf_import_free(struct udmabuf_import *imp)
+/* Unmap and detach a mapped import, off its list.  Import lock held. */
+static void udmabuf_import_unmap(struct udmabuf_import *imp)
 {
+	lockdep_assert_held(&udmabuf_import_lock);
+	list_del_init(&imp->node);
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 	dma_buf_detach(imp->dmabuf, imp->attach);
+	imp->sgt = NULL;
+	imp->attach = NULL;
+}
+
+/**
+ * udmabuf_import_unmap_all() - unmap a buffer's imports at its removal
+ * @buf: the buffer, detached (no new import maps from now on)
+ *
+ * Called before the buffer's device loses its DMA setup.
+ */
+void udmabuf_import_unmap_all(struct udmabuf *buf)
+{
+	struct udmabuf_import *imp, *next;
+
+	mutex_lock(&udmabuf_import_lock);
+	list_for_each_entry_safe(imp, next, &buf->imports, node) {
+		udmabuf_import_unmap(imp);
+		if (buf->debug_export)
+			dev_info(buf->dma_dev, "%s: import unmapped at removal\n", buf->name);
+	}
+	mutex_unlock(&udmabuf_import_lock);
+}
+
+static void udmabuf_import_free(struct udmabuf_import *imp)
+{
+	mutex_lock(&udmabuf_import_lock);
+	if (imp->attach)
+		udmabuf_import_unmap(imp);
+	mutex_unlock(&udmabuf_import_lock);
 	dma_buf_put(imp->dmabuf);
 	udmabuf_put(imp->buf);
 	kfree(imp);
@@ -109,8 +164,8 @@ static const struct file_operations udmabuf_import_fops = {
  *
  * Return: 0; -EINVAL for bad flags, reserved bits or an fd that is not a
  * dma-buf, -EBADF for a bad fd, -EOPNOTSUPP when the dma-buf is not one
- * DMA range for the device, -ENODEV when the device's DMA setup is gone,
- * or the exporter's error.
+ * DMA range for the device, -ENODEV when the buffer is being removed or
+ * the device's DMA setup is gone, or the exporter's error.
  */
 int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args)
 {
@@ -127,16 +182,26 @@ int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
 	if (!imp)
 		return -ENOMEM;
+	INIT_LIST_HEAD(&imp->node);
 	imp->dir = args->flags & U_DMA_BUF_IMPORT_FLAGS_DIR_MASK;
 	imp->dmabuf = dma_buf_get(args->fd);
 	if (IS_ERR(imp->dmabuf)) {
 		ret = PTR_ERR(imp->dmabuf);
 		goto err_free;
 	}
+	/*
+	 * Under the import lock from the check on: a removal either sees
+	 * this import on the list and unmaps it, or comes first and is seen.
+	 */
+	mutex_lock(&udmabuf_import_lock);
+	if (READ_ONCE(buf->detached)) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
 	imp->attach = dma_buf_attach(imp->dmabuf, buf->dma_dev);
 	if (IS_ERR(imp->attach)) {
 		ret = PTR_ERR(imp->attach);
-		goto err_put_dmabuf;
+		goto err_unlock;
 	}
 	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
 	if (IS_ERR(imp->sgt)) {
@@ -146,6 +211,8 @@ int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args
 	ret = udmabuf_import_range(imp->sgt, imp->dmabuf->size, &addr);
 	if (ret)
 		goto err_unmap;
+	list_add(&imp->node, &buf->imports);
+	mutex_unlock(&udmabuf_import_lock);
 	/* The file may be closed as soon as it is installed: results first. */
 	args->size = imp->dmabuf->size;
 	args->addr = addr;
@@ -154,9 +221,9 @@ int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args
 	fd = anon_inode_getfd("[u-dma-buf-import]", &udmabuf_import_fops, imp,
 			      O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		ret = fd;
-		udmabuf_put(buf);
-		goto err_unmap;
+		/* Unmaps (unless a removal did), drops the dma-buf and buf. */
+		udmabuf_import_free(imp);
+		return fd;
 	}
 	args->import_fd = fd;
 	if (buf->debug_export)
@@ -168,7 +235,8 @@ err_unmap:
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
-err_put_dmabuf:
+err_unlock:
+	mutex_unlock(&udmabuf_import_lock);
 	dma_buf_put(imp->dmabuf);
 err_free:
 	kfree(imp);

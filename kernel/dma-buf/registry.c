@@ -176,6 +176,7 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	kref_init(&buf->ref);
 	mutex_init(&buf->lock);
 	INIT_LIST_HEAD(&buf->node);
+	INIT_LIST_HEAD(&buf->imports);
 	buf->origin = p->origin;
 	/*
 	 * Known before the buffer is published: lookups tell a platform
@@ -308,6 +309,8 @@ static void udmabuf_detach(struct udmabuf *buf)
 	buf->dma_gone = !udmabuf_dma_direct_plain(buf->dma_dev);
 	buf->keep_on_free = buf->dma_gone && kref_read(&buf->ref) > 1;
 	mutex_unlock(&buf->lock);
+	/* Imports map for dma_dev: undo that while its DMA setup is there. */
+	udmabuf_import_unmap_all(buf);
 	if (udmabuf_info_enable)
 		dev_info(sys_dev, "removed.\n");
 	device_unregister(sys_dev);

@@ -77,6 +77,7 @@ struct udmabuf {
 	struct kref ref;
 	struct mutex lock;		/* sync state and the flags below */
 	struct list_head node;		/* in the driver's buffer list */
+	struct list_head imports;	/* mapped imports (import.c's lock) */
 
 	char name[UDMABUF_NAME_MAX];
 	int minor;
@@ -231,6 +232,7 @@ int udmabuf_export(struct udmabuf *buf, struct file *file,
 
 /* import.c */
 int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args);
+void udmabuf_import_unmap_all(struct udmabuf *buf);
 #else
 /*
  * A kernel built without DMA-BUF (Debian's 5.10 cloud flavour): the buffers
@@ -246,6 +248,10 @@ static inline int udmabuf_import(struct udmabuf *buf,
 				 struct u_dma_buf_ioctl_import_args *args)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void udmabuf_import_unmap_all(struct udmabuf *buf)
+{
 }
 #endif
 

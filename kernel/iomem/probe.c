@@ -380,9 +380,14 @@ static int uiomem_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 
+	/*
+	 * NULL is a conflict, or no memory for the devres or the resource:
+	 * the kernel does not say which.  A conflict is what users meet, so
+	 * EBUSY; the message names both.
+	 */
 	if (!um->shareable &&
 	    !devm_request_mem_region(dev, um->phys, um->size, dev_name(&um->dev))) {
-		dev_err(dev, "region %pR overlaps a region already claimed (add \"shareable\" to share it)\n",
+		dev_err(dev, "region %pR overlaps a region already claimed (add \"shareable\" to share it), or memory ran out\n",
 			&res);
 		return -EBUSY;
 	}

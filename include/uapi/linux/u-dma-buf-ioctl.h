@@ -215,7 +215,8 @@ static inline __u64 u_dma_buf_sync_pack(__u32 offset, __u32 size, unsigned int d
  * @addr: out: its DMA address for this buffer's device; the dma-buf is
  *	contiguous there from @addr to @addr + @size
  * @import_fd: out: a new file (O_CLOEXEC) that holds the attachment and
- *	mapping until it is closed; IMPORT_SYNC works on it
+ *	mapping until it is closed or the buffer is removed (unbound, deleted:
+ *	the mapping is for its device); IMPORT_SYNC works on it until closed
  * @reserved: must be zero
  *
  * The dma-buf is attached to the buffer's DMA device and mapped.  A dma-buf

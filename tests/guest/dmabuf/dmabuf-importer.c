@@ -278,12 +278,15 @@ TEST(export_passed_over_unix_socket)
 {
 	long pg = ut_page();
 	uint64_t len = 2 * pg;
-	int fd = ut_open(ut_dev(), O_RDWR), sv[2], bfd, st;
+	int fd = ut_open(ut_dev(), O_RDWR), sv[2], bfd, st, r;
 	char *b = malloc(len);
 	pid_t pid;
 
 	ASSERT_TRUE(b != NULL);
-	ASSERT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	r = socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	if (r && errno == ENOSYS)	/* the debug kernels have no networking */
+		SKIP("no AF_UNIX sockets in this kernel (CONFIG_UNIX off)");
+	ASSERT_OK(r);
 	ut_fill(b, len, 0, 1404);
 	ASSERT_EQ(ut_pwrite_all(fd, b, len, 0), 0);
 	pid = fork();

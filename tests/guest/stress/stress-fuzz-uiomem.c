@@ -204,10 +204,16 @@ static char g_uio_pdev[64];
 
 /*
  * The shared region may be unbound by another thread at any time, and the
- * driver then revokes its mappings: a touch gets SIGBUS (documented).  The
- * touch loop catches it; anywhere else SIGBUS stays fatal.
+ * driver then revokes its mappings: a later touch gets SIGBUS (documented).
+ * The touches of shared mappings catch it, per thread, and count it; the
+ * region must then be gone for the file (QUERY gives ENODEV).  Anywhere
+ * else SIGBUS stays fatal: the test dies with it.  The pointer is volatile:
+ * nothing but the handler reads it, so the compiler would otherwise drop
+ * the store that arms it (gcc 12 -O2 did, and the test died of SIGBUS).
  */
-static __thread sigjmp_buf *t_bus_jmp;
+static __thread sigjmp_buf *volatile t_bus_jmp;
+static atomic_ulong g_uio_sigbus;
+static struct sigaction g_old_sigbus;
 
 static void on_sigbus(int sig)
 {
@@ -224,7 +230,30 @@ static void catch_sigbus(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGBUS, &sa, &g_old_sigbus);
+}
+
+/* Touch every 64th byte of a shared mapping; true if SIGBUS stopped it. */
+static bool shared_touch(struct stash *s)
+{
+	volatile uint8_t *p = s->map;
+	sigjmp_buf jmp;
+	bool bus = false;
+	size_t i;
+
+	if (sigsetjmp(jmp, 1) == 0) {
+		t_bus_jmp = &jmp;
+		for (i = 0; i < s->maplen; i += 64) {
+			if (s->ro)
+				(void)p[i];
+			else
+				p[i] = (uint8_t)i;
+		}
+	} else {
+		bus = true;
+	}
+	t_bus_jmp = NULL;
+	return bus;
 }
 
 static void uio_shared_op(struct th *t)
@@ -255,30 +284,31 @@ static void uio_shared_op(struct th *t)
 		allow(t, err_of(r), GONE | B(ENOSPC) | B(EBADF));
 		break;
 	case 2:
-		if (s->map != MAP_FAILED)
-			munmap(s->map, s->maplen);
-		s->maplen = (1 + rn(t, 4)) * pg;
-		call(t, "mmap(shared region, len %zu)", s->maplen);
-		s->map = mmap(NULL, s->maplen, s->ro ? PROT_READ : PROT_READ | PROT_WRITE,
-			      MAP_SHARED, s->fd, 0);
-		err = s->map == MAP_FAILED ? errno : 0;
-		allow(t, err, GONE | B(EACCES) | B(ENXIO));
-		if (!err) {
-			volatile uint8_t *p = s->map;
-			sigjmp_buf jmp;
-			size_t i;
-
-			catch_sigbus();
-			if (sigsetjmp(jmp, 1) == 0) {
-				t_bus_jmp = &jmp;
-				for (i = 0; i < s->maplen; i += 64) {
-					if (s->ro)
-						(void)p[i];
-					else
-						p[i] = (uint8_t)i;
-				}
-			}
-			t_bus_jmp = NULL;
+		/*
+		 * Touch a mapping kept from an earlier call (an unbind since
+		 * then has revoked it), or map afresh and touch at once.
+		 */
+		if (s->map != MAP_FAILED && rn(t, 2)) {
+			call(t, "touch of a kept mapping of the shared region, len %zu",
+			     s->maplen);
+		} else {
+			if (s->map != MAP_FAILED)
+				munmap(s->map, s->maplen);
+			s->maplen = (1 + rn(t, 4)) * pg;
+			call(t, "mmap(shared region, len %zu)", s->maplen);
+			s->map = mmap(NULL, s->maplen,
+				      s->ro ? PROT_READ : PROT_READ | PROT_WRITE,
+				      MAP_SHARED, s->fd, 0);
+			err = s->map == MAP_FAILED ? errno : 0;
+			allow(t, err, GONE | B(EACCES) | B(ENXIO));
+			if (err)
+				break;
+		}
+		if (shared_touch(s)) {
+			atomic_fetch_add(&g_uio_sigbus, 1);
+			/* only a removed region's mappings are revoked */
+			call(t, "QUERY(shared region) after SIGBUS on its mapping");
+			expect(t, uio_query(t, s->fd, &q), ENODEV);
 		}
 		break;
 	case 3:
@@ -410,10 +440,16 @@ void fuzz_uiomem(void)
 	shared = g_regions[g_nregions - 1];
 	ASSERT_EQ(pdev_of(UIO_CLASS, shared, g_uio_pdev, sizeof(g_uio_pdev)), 0);
 	dev_of(UIO_CLASS, shared, dev0, sizeof(dev0));
+	catch_sigbus();
 	ops = run_fuzz_threads(th, n, 2, uio_thread);
+	sigaction(SIGBUS, &g_old_sigbus, NULL);
 	TH_LOG("%u threads, %lu operations; shared region %s (%s): %lu unbinds, %lu binds, "
-	       "%lu rmmod attempts", n, ops, shared, g_uio_pdev, atomic_load(&g_us.unbinds),
-	       atomic_load(&g_us.binds), atomic_load(&g_us.rmmods));
+	       "%lu rmmod attempts, %lu SIGBUS on revoked mappings", n, ops, shared,
+	       g_uio_pdev, atomic_load(&g_us.unbinds), atomic_load(&g_us.binds),
+	       atomic_load(&g_us.rmmods), atomic_load(&g_uio_sigbus));
+	/* a revoked mapping is only possible after an unbind */
+	if (atomic_load(&g_uio_sigbus))
+		EXPECT_GT(atomic_load(&g_us.unbinds), 0UL);
 	/* bound again: same name, same minor */
 	write_str(UIO_DRV "/bind", g_uio_pdev);
 	dev_of(UIO_CLASS, shared, dev1, sizeof(dev1));

@@ -103,6 +103,18 @@ if [ -e /dev/udmabuf-dt-offset ]; then
 	else
 		tap_fail dma-offset-kept-while-unbound "no 'keeping' message: freed without the DMA setup?"
 	fi
+	# An import held across the unbind: unmapped at the removal, not after.
+	rel_mark
+	rm -f /tmp/rel-import-skipped
+	udmem_run udmabuf-reliability dma_offset_import_unmapped_at_unbind
+	rel_log_clean dma-offset-import-log-clean
+	if rel_since | grep -q 'udmabuf-dt-offset: import unmapped at removal'; then
+		tap_ok dma-offset-import-unmapped-at-removal
+	elif [ -e /tmp/rel-import-skipped ]; then
+		tap_skip dma-offset-import-unmapped-at-removal "the test skipped: its source is outside the dma-ranges window"
+	else
+		tap_fail dma-offset-import-unmapped-at-removal "no 'import unmapped at removal': unmapped after the unbind?"
+	fi
 else
 	tap_skip dma-offset "no device tree here: no bus with dma-ranges"
 fi

@@ -292,3 +292,86 @@ TEST_F(dma_offset, release_while_unbound_keeps_memory)
 	close(self->dfd);
 	self->dfd = -1;
 }
+
+/*
+ * An import maps another dma-buf for the buffer's device.  Closed after an
+ * unbind, it used to be unmapped then, through the device's torn-down
+ * dma-ranges: the exporter's cache maintenance for the CPU went to
+ * phys_to_virt() of the untranslated DMA address (on hardware a kernel
+ * paging fault or the wrong lines invalidated; QEMU's TCG makes cache
+ * maintenance a no-op, so nothing shows here).  The removal now unmaps it
+ * while the setup is there and logs it with debug_export, which suite.sh
+ * requires; the import file stays usable until closed.
+ */
+#define REL_IMPORT_SKIPPED	"/tmp/rel-import-skipped"
+
+/* The start of the first System RAM range of /proc/iomem (0 if none). */
+static uint64_t ram_base(void)
+{
+	FILE *f = fopen("/proc/iomem", "r");
+	unsigned long long start = 0, end;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "System RAM") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	if (f)
+		fclose(f);
+	return start;
+}
+
+TEST(dma_offset_import_unmapped_at_unbind)
+{
+	struct u_dma_buf_ioctl_export_args ea;
+	struct u_dma_buf_ioctl_import_args ia;
+	struct u_dma_buf_ioctl_import_sync is;
+	uint64_t src_phys = 0;
+	char pdev[256];
+	int src, dst;
+
+	if (pdev_of_node(DO_NODE, pdev, sizeof(pdev)))
+		SKIP("no " DO_NODE " node (tests/qemu/dt/15-u-dma-buf-dma-offset.dtsi)");
+	ASSERT_OK(mgr_create("rel-import-src", DO_SIZE, ""));
+	/*
+	 * The bus's dma-ranges window is the first GiB of RAM; a source
+	 * beyond it cannot be mapped for the device (dma-direct warns, with
+	 * no swiotlb to bounce through).  The debug guests have 2 GiB.
+	 */
+	ASSERT_OK(ut_sysfs_u64("u-dma-buf", "rel-import-src", "phys_addr", 0, &src_phys));
+	if (src_phys + DO_SIZE > ram_base() + 0x40000000ULL) {
+		mgr_delete("rel-import-src");
+		close(open(REL_IMPORT_SKIPPED, O_CREAT | O_WRONLY, 0644));	/* for suite.sh */
+		SKIP("the source buffer (%#llx) is outside the bus's dma-ranges window",
+		     (unsigned long long)src_phys);
+	}
+	src = open("/dev/rel-import-src", O_RDWR);
+	ASSERT_OK(src);
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = O_RDWR | O_CLOEXEC;
+	ea.size = DO_SIZE;
+	ASSERT_OK(ioctl(src, U_DMA_BUF_IOCTL_EXPORT, &ea));
+	close(src);
+	/* the driver then logs the unmap at removal (suite.sh looks for it) */
+	ASSERT_OK(write_str("/sys/class/u-dma-buf/" DO_NODE "/debug_export", "1"));
+	dst = open("/dev/" DO_NODE, O_RDWR);
+	ASSERT_OK(dst);
+	memset(&ia, 0, sizeof(ia));
+	ia.fd = ea.fd;
+	ia.flags = 0;	/* bidirectional: the unmap invalidates for the CPU */
+	ASSERT_OK(ioctl(dst, U_DMA_BUF_IOCTL_IMPORT, &ia));
+	close(dst);
+	TH_LOG("imported %llu bytes at DMA address %#llx", (unsigned long long)ia.size,
+	       (unsigned long long)ia.addr);
+	EXPECT_LT(ia.addr, 0x40000000ULL);	/* through the offset */
+	ASSERT_OK(write_str(DRV "/unbind", pdev));
+	/* The exporter is still there: CPU access brackets still work. */
+	memset(&is, 0, sizeof(is));
+	is.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW;
+	EXPECT_OK(ioctl(ia.import_fd, U_DMA_BUF_IOCTL_IMPORT_SYNC, &is));
+	is.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	EXPECT_OK(ioctl(ia.import_fd, U_DMA_BUF_IOCTL_IMPORT_SYNC, &is));
+	close(ia.import_fd);	/* before the fix: unmapped here */
+	close(ea.fd);
+	EXPECT_OK(write_str(DRV "/bind", pdev));
+	EXPECT_OK(mgr_delete("rel-import-src"));
+}

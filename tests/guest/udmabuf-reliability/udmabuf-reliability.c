@@ -20,7 +20,8 @@
  *  - dma_offset.*: a buffer on a bus with an offset dma-ranges, exported
  *    and mapped across an unbind: no sync through the torn-down map, and
  *    the memory is freed only with a driver bound (suite.sh checks the
- *    kernel log for each case).
+ *    kernel log for each case); dma_offset_import_*: an import into such a
+ *    buffer held across the unbind is unmapped while the DMA setup is there.
  *
  * Environment (suite.sh): REL_SECONDS (stress time per test, default 10),
  * REL_RMEM_NODES (device-tree nodes for rmem, space separated; unset: skip).

@@ -53,6 +53,8 @@ LINES = [
     ("kmemleak-init", "kmemleak: Kernel memory leak detector initialized (mem pool "
      "available: 14283)", False),
     ("kmemleak-thread", "kmemleak: Automatic memory scanning thread started", False),
+    ("kmemleak-scan-area", "[  669.907854] kmemleak: Cannot allocate a scan area, scanning "
+     "the full object", False),
     ("boot", "[    0.000000] Linux version 6.1.192-udmem-debug (udmem@debug)", False),
     ("module", "u_dma_buf: loading out-of-tree module taints kernel.", False),
 ]
