@@ -270,28 +270,33 @@ def main():
             raise Invalid(f"--report exit {p.returncode}: {p.stderr.strip()[:200]}")
         return p.stdout
 
-    def dmabuf_records():
-        """The exporter comparison's records (as an x86_64-7 guest printed them)
-        are valid, a wrong one is refused, and --report renders their table."""
+    def added_records(rows, key, wrong, what):
+        """A live run with ROWS added must be valid and one with ROWS[0][KEY]
+        set to WRONG refused; the report of the valid run, as text."""
         recs = copy.deepcopy(live["recs"])
-        rows = [{"type": "dmabuf", "target": "anon", "exporter": e, "size": 1048576,
-                 "pages": 256, "sg_entries": n, "sg_source": "importer", "runs": 3,
-                 "unit": "us", "median": us, "min": us, "max": us, "ratio": ratio}
-                for e, n, us, ratio in (("u-dma-buf", 1, 2.0, 1.0), ("udmabuf", 68, 1.8, 0.9))]
         recs[-1:-1] = rows
         check_valid(schema, recs, extra)
         bad = copy.deepcopy(recs)
-        next(x for x in bad if x["type"] == "dmabuf")["exporter"] = "dma-heap"
+        next(x for x in bad if x["type"] == rows[0]["type"])[key] = wrong
         try:
             check_valid(schema, bad, extra)
         except Invalid:
             pass
         else:
-            raise Invalid("accepted a dmabuf record of an unknown exporter")
+            raise Invalid(f"accepted a {rows[0]['type']} record of {what}")
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
             f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
             f.flush()
-            out = report_renders(f.name)
+            return report_renders(f.name)
+
+    def dmabuf_records():
+        """The exporter comparison's records (as an x86_64-7 guest printed them)
+        are valid, a wrong one is refused, and --report renders their table."""
+        rows = [{"type": "dmabuf", "target": "anon", "exporter": e, "size": 1048576,
+                 "pages": 256, "sg_entries": n, "sg_source": "importer", "runs": 3,
+                 "unit": "us", "median": us, "min": us, "max": us, "ratio": ratio}
+                for e, n, us, ratio in (("u-dma-buf", 1, 2.0, 1.0), ("udmabuf", 68, 1.8, 0.9))]
+        out = added_records(rows, "exporter", "dma-heap", "an unknown exporter")
         line = next((ln for ln in out.splitlines() if " udmabuf " in ln), "")
         if "68 (importer)" not in line or not line.rstrip().endswith("0.90"):
             raise Invalid(f"--report's DMA-BUF row: {line!r}")
@@ -300,27 +305,13 @@ def main():
     def memtype_records():
         """The memory-type records (as the arm64 guest printed them) are valid,
         a wrong one is refused, and --report puts a target's mappings on one line."""
-        recs = copy.deepcopy(live["recs"])
         rows = [{"type": "memtype", "target": "udmabuf-nc0", "mapping": m, "memtype": t,
                  "raw": raw}
                 for m, t, raw in (("cached", "cacheable", 0xff0000007b3c8b80),
                                   ("uncached", "device", 0x7b3c8b80),
                                   ("wc", "normal-nc", 0x440000007b3c8b80),
                                   ("kernel", "cacheable", 0xff0000007b3c0b80))]
-        recs[-1:-1] = rows
-        check_valid(schema, recs, extra)
-        bad = copy.deepcopy(recs)
-        next(x for x in bad if x["type"] == "memtype")["memtype"] = "cached"
-        try:
-            check_valid(schema, bad, extra)
-        except Invalid:
-            pass
-        else:
-            raise Invalid("accepted a memtype record of an unknown memory type")
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
-            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in recs))
-            f.flush()
-            out = report_renders(f.name)
+        out = added_records(rows, "memtype", "cached", "an unknown memory type")
         line = next((ln for ln in out.splitlines() if ln.startswith("udmabuf-nc0 ")), "")
         if line.split() != ["udmabuf-nc0", "cacheable", "device", "normal-nc", "cacheable"]:
             raise Invalid(f"--report's memory-type row: {line!r}")
