@@ -318,14 +318,18 @@ void udb_own_ioctl(struct th *t)
 	default: {	/* an unknown command on our magic or uiomem's */
 		unsigned int c;
 
+		static const unsigned int known[] = {
+			U_DMA_BUF_IOCTL_GET_DRV_INFO, U_DMA_BUF_IOCTL_GET_SIZE,
+			U_DMA_BUF_IOCTL_GET_DMA_ADDR, U_DMA_BUF_IOCTL_GET_SYNC_OWNER,
+			U_DMA_BUF_IOCTL_SET_SYNC_FOR_CPU, U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE,
+			U_DMA_BUF_IOCTL_GET_DEV_INFO, U_DMA_BUF_IOCTL_GET_SYNC,
+			U_DMA_BUF_IOCTL_SET_SYNC, U_DMA_BUF_IOCTL_EXPORT,
+			U_DMA_BUF_IOCTL_IMPORT, U_DMA_BUF_IOCTL_IMPORT_SYNC,
+		};
+
 		do {
 			c = _IOC(rn(t, 4), rn(t, 2) ? 'U' : 'u', rn(t, 256), rn(t, 64));
-		} while (c == U_DMA_BUF_IOCTL_GET_DRV_INFO || c == U_DMA_BUF_IOCTL_GET_SIZE ||
-			 c == U_DMA_BUF_IOCTL_GET_DMA_ADDR || c == U_DMA_BUF_IOCTL_GET_SYNC_OWNER ||
-			 c == U_DMA_BUF_IOCTL_SET_SYNC_FOR_CPU ||
-			 c == U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE ||
-			 c == U_DMA_BUF_IOCTL_GET_DEV_INFO || c == U_DMA_BUF_IOCTL_GET_SYNC ||
-			 c == U_DMA_BUF_IOCTL_SET_SYNC || c == U_DMA_BUF_IOCTL_EXPORT);
+		} while (ioctl_known(c, known, ARRAY_SIZE(known)));
 		call(t, "ioctl(unknown %#x)", c);
 		r = ioctl(fd, c, &v);
 		expect(t, err_of(r), ENOTTY);

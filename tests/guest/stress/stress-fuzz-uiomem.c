@@ -179,9 +179,17 @@ static void uio_own_ioctl(struct th *t)
 	default: {
 		unsigned int c;
 
+		static const unsigned int known[] = {
+			UIOMEM_IOCTL_GET_DRV_INFO, UIOMEM_IOCTL_GET_SIZE,
+			UIOMEM_IOCTL_GET_PHYS_ADDR, UIOMEM_IOCTL_GET_SYNC_OWNER,
+			UIOMEM_IOCTL_SET_SYNC_FOR_CPU, UIOMEM_IOCTL_SET_SYNC_FOR_DEVICE,
+			UIOMEM_IOCTL_GET_DEV_INFO, UIOMEM_IOCTL_GET_SYNC, UIOMEM_IOCTL_SET_SYNC,
+			UIOMEM_IOCTL_QUERY, UIOMEM_IOCTL_SYNC, UIOMEM_IOCTL_EXPORT,
+		};
+
 		do {
 			c = _IOC(rn(t, 4), rn(t, 2) ? 'U' : 'u', rn(t, 256), rn(t, 128));
-		} while (c == UIOMEM_IOCTL_QUERY || c == UIOMEM_IOCTL_SYNC);
+		} while (ioctl_known(c, known, ARRAY_SIZE(known)));
 		call(t, "ioctl(unknown %#x)", c);
 		r = ioctl(fd, c, &q1);
 		expect(t, err_of(r), ENOTTY);

@@ -44,6 +44,17 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* Is @c one of the @n commands of @known (the driver's own, not "unknown")? */
+static inline bool ioctl_known(unsigned int c, const unsigned int *known, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c == known[i])
+			return true;
+	return false;
+}
+
 /* errno sets as bit masks; EOVERFLOW (75 on every target) takes bit 63 */
 static inline uint64_t B(int e)
 {
