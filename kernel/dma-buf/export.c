@@ -160,18 +160,25 @@ static void udmabuf_export_own_sync(struct udmabuf_export *exp, enum dma_data_di
 		dma_sync_single_for_cpu(buf->dma_dev, addr, exp->view.len, dir);
 }
 
+/*
+ * The range is one DMA range for the buffer's own device, also where its
+ * pages are not contiguous (behind an IOMMU): give it as one segment, as
+ * mapping it through the IOMMU would have merged it, or as one segment per
+ * entry where it is too long for one.
+ */
 static void udmabuf_export_own_map(struct udmabuf_export *exp, struct sg_table *sgt)
 {
 	dma_addr_t addr = exp->view.buf->dma_addr + exp->view.base;
+	bool one = exp->view.len <= UINT_MAX;
 	struct scatterlist *sg;
 	unsigned int i;
 
 	for_each_sgtable_sg(sgt, sg, i) {
-		sg_dma_address(sg) = addr;
-		sg_dma_len(sg) = sg->length;
+		sg_dma_address(sg) = one && i ? 0 : addr;
+		sg_dma_len(sg) = one ? (i ? 0 : exp->view.len) : sg->length;
 		addr += sg->length;
 	}
-	sgt->nents = sgt->orig_nents;
+	sgt->nents = one ? 1 : sgt->orig_nents;
 }
 
 static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
