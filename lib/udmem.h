@@ -37,12 +37,14 @@ extern "C" {
  * take it from here.
  */
 #define UDMEM_VERSION_MAJOR	1
-#define UDMEM_VERSION_MINOR	0
+#define UDMEM_VERSION_MINOR	3
 #define UDMEM_VERSION_PATCH	0
 
 /**
  * API version, (major << 16) | (minor << 8) | patch.  It grows whenever a
  * function is added; test it with `#if UDMEM_API_VERSION >= 0x010000`.
+ * The minor version is the symbol node (libudmem.map) of the newest
+ * function: 1.1 import, 1.2 region export, 1.3 udmem_buffer_create_on().
  */
 #define UDMEM_API_VERSION	((UDMEM_VERSION_MAJOR << 16) | \
 				 (UDMEM_VERSION_MINOR << 8) | \
@@ -174,6 +176,7 @@ enum udmem_create_flags {
  *         (another buffer, uiomem, or the device's DMA pool); -EOPNOTSUPP
  *         for UDMEM_CREATE_DMA_COHERENT on ARM kernels before 5.19.
  *         Free with udmem_buffer_delete().
+ * @since 1.3 (UDMEM_API_VERSION >= 0x010300).
  */
 int udmem_buffer_create_on(const char *name, uint64_t size,
 			   unsigned int dma_mask_bits, enum udmem_mmap_mode mode,
@@ -325,6 +328,7 @@ int udmem_buffer_export_dmabuf(struct udmem_buffer *buf, uint64_t offset,
  *         DMA-BUF is not one DMA range for the device, -EINVAL for a bad
  *         dir or an fd that is not a DMA-BUF, -EBADF for a bad fd,
  *         -ENOTTY if the driver has no import.
+ * @since 1.1, as udmem_import_sync_for_cpu() and udmem_import_sync_for_device().
  */
 int udmem_buffer_import_dmabuf(struct udmem_buffer *buf, int dmabuf_fd,
 			       enum udmem_dir dir, uint64_t *dma_addr,
@@ -460,6 +464,7 @@ int udmem_region_fd(const struct udmem_region *reg);
  *         (-EINVAL for a misaligned range or other flags, -EACCES for a
  *         writable export of a handle opened read-only, -ENOTTY from a
  *         driver without export).
+ * @since 1.2.
  */
 int udmem_region_export_dmabuf(struct udmem_region *reg, uint64_t offset,
 			       uint64_t size, int fd_flags);
