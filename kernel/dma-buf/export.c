@@ -9,8 +9,10 @@
  * given at export time standing in for the file's O_SYNC.
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -181,6 +183,30 @@ static void udmabuf_export_own_map(struct udmabuf_export *exp, struct sg_table *
 	sgt->nents = one ? 1 : sgt->orig_nents;
 }
 
+/*
+ * Can @dev reach every page of @sgt where it lies?  Behind a translating
+ * IOMMU it can.  Without one, a page beyond the device's mask (or bus
+ * limit) is bounced by the DMA API through swiotlb, and the importer's DMA
+ * then goes to the bounce slot, not to the buffer, until the unmap copies
+ * it (or, without swiotlb, the mapping warns and fails).  A DMA-BUF is
+ * shared memory: refuse such an importer.
+ */
+static bool udmabuf_export_reachable(struct device *dev, struct sg_table *sgt)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!dev->dma_mask)
+		return false;
+	if (dom && dom->type != IOMMU_DOMAIN_IDENTITY)
+		return true;
+	for_each_sgtable_sg(sgt, sg, i)
+		if (!dma_capable(dev, phys_to_dma(dev, sg_phys(sg)), sg->length, true))
+			return false;
+	return true;
+}
+
 static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
@@ -198,6 +224,12 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 		udmabuf_export_own_map(exp, sgt);
 		udmabuf_export_own_sync(exp, dir, true);
 		return sgt;
+	}
+	if (!udmabuf_export_reachable(attach->dev, sgt)) {
+		dev_dbg(exp->view.buf->dma_dev, "export not reachable by %s without bouncing\n",
+			dev_name(attach->dev));
+		ret = -EIO;
+		goto err_free_table;
 	}
 	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)

@@ -8,7 +8,9 @@
  * DMA address); the mapping stays until UDI_DETACH or close, so a DMA peer
  * can use the address meanwhile.  UDI_READ and UDI_WRITE copy a range through
  * the dma-buf's vmap between begin_cpu_access() and end_cpu_access().  The
- * ioctls are in udmem-dmabuf-importer.h.  Test-only: never installed.
+ * device "mask/<bits>" is one of the importer's own, made for the attachment:
+ * a device that can address only <bits> bits.  The ioctls are in
+ * udmem-dmabuf-importer.h.  Test-only: never installed.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
@@ -31,19 +33,55 @@
 struct udi_file {
 	struct mutex lock;		/* the attachment below */
 	struct device *dev;		/* referenced while attached */
+	struct platform_device *mask_pdev;	/* dev, when "mask/<bits>" */
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
 };
 
-static struct device *udi_find_device(const char *spec)
+/*
+ * An unbound platform device of our own whose DMA mask is @bits wide: an
+ * importer that cannot reach memory above it.  The mask is set as is, not
+ * with dma_set_mask(), which refuses masks below the lowest zone, so that
+ * every guest has memory beyond it.
+ */
+static struct device *udi_mask_device(struct udi_file *f, const char *bits)
 {
+	struct platform_device *pdev;
+	unsigned int n;
+
+	if (kstrtouint(bits, 10, &n) || n < 12 || n > 64)
+		return NULL;
+	pdev = platform_device_register_simple("udmem-importer-mask", PLATFORM_DEVID_AUTO,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return NULL;
+	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(n);
+	if (!pdev->dev.dma_mask)
+		pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
+	*pdev->dev.dma_mask = DMA_BIT_MASK(n);
+	f->mask_pdev = pdev;
+	return get_device(&pdev->dev);
+}
+
+static struct device *udi_find_device(struct udi_file *f, const char *spec)
+{
+	if (!strncmp(spec, "mask/", 5))
+		return udi_mask_device(f, spec + 5);
 	if (!strncmp(spec, "pci/", 4))
 		return udmem_bus_find_device_by_name(&pci_bus_type, spec + 4);
 	if (!strncmp(spec, "platform/", 9))
 		return udmem_bus_find_device_by_name(&platform_bus_type, spec + 9);
 	return NULL;
+}
+
+static void udi_put_device(struct udi_file *f)
+{
+	put_device(f->dev);
+	if (f->mask_pdev)
+		platform_device_unregister(f->mask_pdev);
+	f->mask_pdev = NULL;
 }
 
 static void udi_detach(struct udi_file *f)
@@ -53,7 +91,7 @@ static void udi_detach(struct udi_file *f)
 	dma_buf_unmap_attachment_unlocked(f->attach, f->sgt, f->dir);
 	dma_buf_detach(f->dmabuf, f->attach);
 	dma_buf_put(f->dmabuf);
-	put_device(f->dev);
+	udi_put_device(f);
 	f->dmabuf = NULL;
 	f->attach = NULL;
 	f->sgt = NULL;
@@ -71,7 +109,7 @@ static int udi_attach(struct udi_file *f, struct udi_attach *a)
 	if (a->reserved || a->dir > DMA_FROM_DEVICE)
 		return -EINVAL;
 	a->dev[sizeof(a->dev) - 1] = '\0';
-	f->dev = udi_find_device(a->dev);
+	f->dev = udi_find_device(f, a->dev);
 	if (!f->dev)
 		return -ENODEV;
 	f->dmabuf = dma_buf_get(a->fd);
@@ -106,7 +144,7 @@ err_detach:
 err_put_buf:
 	dma_buf_put(f->dmabuf);
 err_put_dev:
-	put_device(f->dev);
+	udi_put_device(f);
 	f->dmabuf = NULL;
 	f->attach = NULL;
 	f->sgt = NULL;

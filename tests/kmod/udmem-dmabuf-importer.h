@@ -16,7 +16,9 @@
  * @fd: the dma-buf
  * @dir: DMA direction of the mapping (enum dma_data_direction: 0 bidirectional,
  *	1 to the device, 2 from the device)
- * @dev: "pci/<name>" or "platform/<name>", the device the importer maps for
+ * @dev: "pci/<name>" or "platform/<name>", the device the importer maps for,
+ *	or "mask/<bits>": a device of the importer's own with a <bits>-bit DMA
+ *	mask (12..64), made for this attachment
  * @size: out: the dma-buf's size
  * @dma_addr: out: DMA address of the first mapped entry
  * @dma_len: out: length of the first mapped entry

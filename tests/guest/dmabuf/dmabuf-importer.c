@@ -130,6 +130,42 @@ TEST(attach_bad_arguments)
 	close(fd);
 }
 
+/*
+ * An importer whose DMA mask ends below the buffer is refused with EIO,
+ * with no kernel warning: the DMA API would bounce the pages through
+ * swiotlb, where the importer's DMA would miss the buffer, or warn and
+ * fail without swiotlb.  The same kind of device with a 64-bit mask maps
+ * the buffer at its physical address (the device has no IOMMU and no
+ * dma-ranges).
+ */
+TEST(attach_unreachable_importer_refused)
+{
+	int fd = ut_open(ut_dev(), O_RDWR), ifd = udi_open(), bfd, bits;
+	uint64_t phys = ut_get(ut_dev(), "phys_addr", 16), len = ut_page();
+	struct udi_attach a;
+	char dev[UDI_DEV_NAME_MAX];
+
+	if (!atoi(ut_env("DMABUF_CONTIG", "1")))
+		SKIP("pages an IOMMU made contiguous: phys_addr is the first page's only");
+	bfd = ut_export_fd(fd, 0, len, NULL);
+	ASSERT_GE(bfd, 0);
+	/* the highest set bit of the last byte's address: the mask stops short */
+	bits = 63 - __builtin_clzll(phys + len - 1);
+	ASSERT_GE(bits, 12);
+	snprintf(dev, sizeof(dev), "mask/%d", bits);
+	EXPECT_EQ(udi_attach(ifd, bfd, dev, &a), -EIO);
+	EXPECT_EQ(udi_attach(ifd, bfd, "mask/64", &a), 0);
+	EXPECT_EQ(a.nents, 1);
+	EXPECT_EQ(a.dma_addr, phys);
+	ut_msg("# buffer at 0x%llx: a %d-bit importer refused, a 64-bit one maps it",
+	       (unsigned long long)phys, bits);
+	EXPECT_OK(ioctl(ifd, UDI_DETACH));
+	EXPECT_EQ(udi_attach(ifd, bfd, "mask/65", &a), -ENODEV);
+	close(bfd);
+	close(ifd);
+	close(fd);
+}
+
 /* vmap reads and writes on partial ranges, against /dev/<name>. */
 TEST(vmap_partial_ranges_match_device_file)
 {
