@@ -150,6 +150,7 @@ static double bench_file_vs_anon(const struct bench_run *run,
 /* Seed 000's puzzle: was read()/write() faster than the mapping? */
 static void bench_table_mmap_vs_file(FILE *f, const struct bench_run *run)
 {
+	char name[80], size[32];
 	bool header = false;
 	int i;
 
@@ -173,8 +174,14 @@ static void bench_table_mmap_vs_file(FILE *f, const struct bench_run *run)
 				"file/anon write", "file/anon read");
 			header = true;
 		}
+		/* The reference has one row per size: say which. */
+		if (!strcmp(r->target, "anon"))
+			snprintf(name, sizeof(name), "anon %s",
+				 bench_size_str(r->size, size, sizeof(size)));
+		else
+			snprintf(name, sizeof(name), "%s", r->target);
 		fprintf(f, "%-22s %-9s %-11s %-17.2f %-17.2f %-17.2f %.2f\n",
-			r->target, r->access, r->sync, r->median / fw->median,
+			name, r->access, r->sync, r->median / fw->median,
 			mr->median / fr->median, bench_file_vs_anon(run, fw),
 			bench_file_vs_anon(run, fr));
 	}
