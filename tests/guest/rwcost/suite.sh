@@ -16,6 +16,12 @@ if ! udmem_insmod u-dma-buf; then
 	tap_fail load "insmod u-dma-buf failed"
 	return 0
 fi
+# What decides a system call's own cost: the command line and the kernel's
+# mitigations on this CPU.
+echo "# cmdline $(cat /proc/cmdline)"
+for v in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -r "$v" ] && echo "# vulnerability ${v##*/}: $(cat "$v")"
+done
 # The kernel's routines behind the figures, to disassemble from the image.
 for k in __arch_copy_to_user __arch_copy_from_user dcache_inval_poc dcache_clean_poc; do
 	grep " $k\$" /proc/kallsyms | sed 's/^/# ksym /'
