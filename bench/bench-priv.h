@@ -217,6 +217,7 @@ struct bench_ctx {
 	uint8_t *src;
 	uint8_t *dst;
 	size_t buf_size;
+	int anon_fd;		/* the reference's memfd while it runs, else -1 */
 	int step;
 	int steps;
 	double start;

@@ -278,7 +278,7 @@ int udmem_bench_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_ctx c = { .opt = { .runs = 0 } };
+	struct bench_ctx c = { .opt = { .runs = 0 }, .anon_fd = -1 };
 	struct bench_target *targets = NULL;
 	const char *report = NULL, *term;
 	bool compare = false;

@@ -158,6 +158,17 @@ def plot_throughput(recs, out, head, emulated, ratio):
                             label="anonymous memory of the same size (limit)"
                             if i == 0 else None)
             ax.set_ylabel("throughput (MB/s)")
+        # The same system call on anonymous memory (a memfd), where measured.
+        for i, name in enumerate(names):
+            own = anon.get(sizes.get(name), {})
+            like = own.get(test) if "file" in test else None
+            if like and ratio and own.get(test.replace("file", "mmap")):
+                like /= own[test.replace("file", "mmap")]
+            if like:
+                ax.plot([i - 0.45, i + 0.45], [like, like], color="#555555",
+                        linestyle=":", linewidth=1.4,
+                        label="read()/write() on anonymous memory (memfd)"
+                        if i == 0 else None)
         ax.set_title(TITLES[test] + (" (limit: anonymous-memory copy)" if "file" in test else ""),
                      fontsize=10)
         ax.set_xticks(range(len(names)))

@@ -200,4 +200,146 @@ TEST_F(mt, user_sync_always_writecombine)
 	mt_check_user(self, variant->name, 0, 4 | 2);
 }
 
+/*
+ * uiomem regions: the user mappings of docs/device-memory.md ("Cache
+ * modes") and docs/memory-types.md ("In udmem bench").  A cached region
+ * maps cacheable unless O_SYNC or sync-always ask for the sync_mode type;
+ * an uncached region (cache-off) always takes the sync_mode type, and
+ * sync_mode 0 there is uncached.  On arm64 the "dma-coherent" type is
+ * Normal-NC (cache-arm64.c).  On x86 every mapping follows the kernel
+ * alias (PAT): the only x86 region here is ivshmem's BAR, which the MTRRs
+ * make uncached, so the write-back alias becomes UC- and so does every
+ * mapping; an uncached region's alias is write-combine.  The regions are
+ * the device tree's (tests/qemu/dt/20-uiomem.dtsi, a board's on-chip
+ * window) and the suite's uiomem0 on ivshmem's BAR; a missing one is a SKIP.
+ */
+FIXTURE(mtio) {
+	int qfd;
+	int cached;
+	char mode0[16];		/* sync_mode before the test, put back after */
+};
+
+FIXTURE_VARIANT(mtio) {
+	const char *name;
+};
+
+FIXTURE_VARIANT_ADD(mtio, noncoherent) { .name = "uiomem-cache-noncoherent" };
+FIXTURE_VARIANT_ADD(mtio, coherent) { .name = "uiomem-cache-coherent" };
+FIXTURE_VARIANT_ADD(mtio, off) { .name = "uiomem-cache-off" };
+FIXTURE_VARIANT_ADD(mtio, nomap) { .name = "uiomem-nomap" };
+FIXTURE_VARIANT_ADD(mtio, ocm) { .name = "uiomem-ocm" };
+FIXTURE_VARIANT_ADD(mtio, ivshmem) { .name = "uiomem0" };
+
+FIXTURE_SETUP(mtio)
+{
+	struct udmem_memtype q = { 0 };
+	int here = 0;
+	uint64_t v;
+	char *nl;
+
+	self->mode0[0] = '\0';
+	self->qfd = open("/dev/udmem-memtype", O_RDWR);
+	ASSERT_GE(self->qfd, 0);
+	if (!ut_sysfs_exists("uiomem", variant->name))
+		SKIP("no region %s on this target", variant->name);
+	ASSERT_EQ(ut_sysfs_u64("uiomem", variant->name, "cached", 0, &v), 0);
+	self->cached = (int)v;
+	ASSERT_EQ(ut_sysfs_read("uiomem", variant->name, "sync_mode", self->mode0,
+				sizeof(self->mode0)), 0);
+	nl = strchr(self->mode0, '\n');
+	if (nl)
+		*nl = '\0';
+	/* An architecture the helper cannot read: one SKIP per test. */
+	q.addr = (uintptr_t)&here;
+	if (ioctl(self->qfd, UDMEM_MEMTYPE_QUERY, &q) < 0 && errno == EOPNOTSUPP)
+		SKIP("udmem-memtype reads arm64 and x86_64 page tables only");
+}
+
+FIXTURE_TEARDOWN(mtio)
+{
+	if (self->mode0[0])
+		ut_sysfs_write("uiomem", variant->name, "sync_mode", self->mode0);
+	if (self->qfd >= 0)
+		close(self->qfd);
+}
+
+/* What a user mapping of a region should be, from the drivers' documents. */
+static uint32_t mtio_expect_user(int cached, int osync, int mode)
+{
+#if defined(__x86_64__)
+	(void)osync;
+	(void)mode;
+	return cached ? UDMEM_MT_DEVICE : UDMEM_MT_WRITE_COMBINE;
+#else
+	/* sync_mode's types: 0 cached, 1 uncached, 2 wc, 3 dma-coherent */
+	int type = osync || (mode & 4) || !cached ? mode & 3 : 0;
+
+	if (!type && !cached)
+		type = 1;
+	return type ? mt_arch_type(type) : UDMEM_MT_CACHEABLE;
+#endif
+}
+
+/* Map the region (O_SYNC or not) with @mode in sync_mode, touch, read the type. */
+static void mtio_check_user(FIXTURE_DATA(mtio) *self, const char *name, int osync,
+			    int mode)
+{
+	uint32_t want = mtio_expect_user(self->cached, osync, mode);
+	struct udmem_memtype q = { 0 };
+	char path[96], m[4];
+	volatile uint32_t *p;
+	int fd, ret;
+
+	snprintf(m, sizeof(m), "%d", mode);
+	ASSERT_EQ(ut_sysfs_write("uiomem", name, "sync_mode", m), 0);
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDWR | (osync ? O_SYNC : 0));
+	ASSERT_GE(fd, 0);
+	p = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(p, MAP_FAILED);
+	/* One aligned word: legal on Device memory too; the region is scratch. */
+	p[0] = p[0];
+	q.addr = (uintptr_t)p;
+	ret = ioctl(self->qfd, UDMEM_MEMTYPE_QUERY, &q);
+	if (ret)
+		TH_LOG("query: %s", strerror(errno));
+	munmap((void *)p, getpagesize());
+	ASSERT_EQ(ret, 0);
+	TH_LOG("%s cached %d %s sync_mode %d: %s (raw 0x%llx level %u), want %s", name,
+	       self->cached, osync ? "O_SYNC" : "plain", mode, mt_name(q.type),
+	       (unsigned long long)q.raw, q.level, mt_name(want));
+	EXPECT_EQ(q.type, want);
+}
+
+TEST_F(mtio, user_cached)
+{
+	mtio_check_user(self, variant->name, 0, 1);
+}
+
+TEST_F(mtio, user_osync_mode0)
+{
+	mtio_check_user(self, variant->name, 1, 0);
+}
+
+TEST_F(mtio, user_osync_noncached)
+{
+	mtio_check_user(self, variant->name, 1, 1);
+}
+
+TEST_F(mtio, user_osync_writecombine)
+{
+	mtio_check_user(self, variant->name, 1, 2);
+}
+
+TEST_F(mtio, user_osync_dmacoherent)
+{
+	mtio_check_user(self, variant->name, 1, 3);
+}
+
+TEST_F(mtio, user_sync_always_writecombine)
+{
+	mtio_check_user(self, variant->name, 0, 4 | 2);
+}
+
 TEST_HARNESS_MAIN

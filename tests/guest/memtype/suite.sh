@@ -1,11 +1,37 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # memtype: the memory type of every u-dma-buf mapping mode and of the
 # kernel alias, read from the page tables by tests/kmod/udmem-memtype.ko,
-# for buffers on a coherent and a non-coherent device in each mmap mode
-# (memtype.c has the table it asserts; docs/memory-types.md explains it).
+# for buffers on a coherent and a non-coherent device in each mmap mode,
+# and of every user mapping of the uiomem regions there are (memtype.c has
+# the tables it asserts; docs/memory-types.md explains them).
 
 mt_bufs="coh-on:dma-coherent,quirk-mmap-on coh-off:dma-coherent,quirk-mmap-off
 nc-on:quirk-mmap-on nc-off:quirk-mmap-off nc-auto:quirk-mmap-auto nc-page:quirk-mmap-page"
+
+# The uiomem regions memtype.c asserts: the device tree's, and ivshmem's
+# shared-memory BAR as uiomem0 where there is one (the bench suite's region).
+mt_uiomem_setup() {
+	if [ ! -f /udmem/modules/uiomem.ko ]; then
+		tap_skip setup-uiomem "uiomem.ko was not built"
+		return 0
+	fi
+	mt_ivshmem=$(udmem_pci_dev 0x1af4 0x1110)
+	if [ -n "$mt_ivshmem" ]; then
+		echo 1 > "$mt_ivshmem/enable" 2>/dev/null
+		read -r mt_start mt_end _ <<-EOF
+			$(sed -n 3p "$mt_ivshmem/resource")
+		EOF
+		mt_size=$(printf '0x%x' $((mt_end - mt_start + 1)))
+		set -- uiomem0_addr="$mt_start" uiomem0_size="$mt_size"
+	else
+		set --
+	fi
+	if udmem_insmod uiomem "$@"; then
+		tap_ok setup-uiomem
+	else
+		tap_fail setup-uiomem "insmod uiomem $* failed"
+	fi
+}
 
 if ! udmem_insmod u-dma-buf || ! udmem_insmod u-dma-buf-mgr; then
 	tap_fail setup "insmod u-dma-buf, u-dma-buf-mgr failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
@@ -23,7 +49,9 @@ else
 			esac
 		fi
 	done
+	mt_uiomem_setup
 	udmem_run memtype
+	lsmod | grep -q '^uiomem ' && udmem_rmmod uiomem
 	for b in $mt_bufs; do
 		echo "delete memtype-${b%%:*}" > /dev/u-dma-buf-mgr
 	done
