@@ -326,9 +326,13 @@ def load_target(name):
 def all_targets() -> list[str]:
     """The targets `udmem-qemu test` runs by default: every target file, in this
     order, but those with `default_run = no`.  A target that does not load stays
-    in, so that its error shows."""
-    order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "riscv64-7", "x86_64-6.12",
-             "arm64-7", "x86_64-7", "x86_64-python", "armhf-6.12"]
+    in, so that its error shows.  Longest first (their last CI times), so that
+    the two targets booted at once finish together rather than one long run
+    at the end; the short build-only and board targets fill in last."""
+    order = ["arm64-debug", "x86_64-debug", "arm64", "armhf", "riscv64", "x86_64",
+             "arm64-iommu", "armhf-5.10", "armhf-python", "arm64-python", "arm64-6.12",
+             "riscv64-7", "arm64-7", "arm64-5.10", "x86_64-python", "x86_64-iommu",
+             "x86_64-6.12", "x86_64-7", "x86_64-5.10", "armhf-6.12"]
     have = target_names()
     names = [t for t in order if t in have] + [t for t in have if t not in order]
     return [t for t in names if _default_run(t)]
