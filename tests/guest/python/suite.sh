@@ -5,10 +5,21 @@
 # built for this target.
 top=$(cat /udmem/host-top)
 
-# py_chroot CMD...: CMD in the root over 9p, with a clean environment.
+# py_chroot CMD...: CMD in the root over 9p, with a clean environment.  The
+# root is read-only and an unpacked root has no byte code: every Python
+# process would compile each module it imports again (numpy's, pytest's,
+# pip's) under emulation.  PYTHONPYCACHEPREFIX keeps the byte code in the
+# guest's tmpfs, so each module is compiled once a boot.  A root with byte
+# code of its own (the host's, where Debian's packages compiled it) is used
+# as it is: with the prefix set, Python would not look there.
+if ls -d /host/usr/lib/python3*/__pycache__ > /dev/null 2>&1; then
+	py_bytecode=PYTHONDONTWRITEBYTECODE=1
+else
+	py_bytecode=PYTHONPYCACHEPREFIX=/run/udmem-tmp/pycache
+fi
 py_chroot() {
 	chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/run/udmem-tmp TMPDIR=/run/udmem-tmp PYTHONDONTWRITEBYTECODE=1 "$@"
+		HOME=/run/udmem-tmp TMPDIR=/run/udmem-tmp "$py_bytecode" "$@"
 }
 
 # The package as a user installs it on the board: pip installs the wheel
