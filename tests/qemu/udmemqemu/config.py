@@ -327,8 +327,11 @@ def all_targets() -> list[str]:
     """The targets `udmem-qemu test` runs by default: every target file, in this
     order, but those with `default_run = no`.  A target that does not load stays
     in, so that its error shows."""
-    order = ["arm64", "x86_64", "arm64-6.12", "armhf", "riscv64", "riscv64-7", "x86_64-6.12",
-             "arm64-7", "x86_64-7", "x86_64-python", "armhf-6.12"]
+    # The debug targets early: their kernels build (10 min of CPU each) in
+    # the prefetch while the first targets run, and their long runs do not
+    # come last.
+    order = ["arm64", "x86_64", "x86_64-debug", "arm64-debug", "arm64-6.12", "armhf", "riscv64",
+             "riscv64-7", "x86_64-6.12", "arm64-7", "x86_64-7", "x86_64-python", "armhf-6.12"]
     have = target_names()
     names = [t for t in order if t in have] + [t for t in have if t not in order]
     return [t for t in names if _default_run(t)]
