@@ -29,19 +29,22 @@ db_importer() {
 # over); 1 and the missing one in $db_missing when one is not there.  The
 # dependencies differ between Debian's kernels and the debug ones.
 db_kmods() {
-	local _m _l
+	# The names as arguments, not a loop variable: they are the function's
+	# own, and the dependencies' call does not overwrite them.
 	db_missing=
-	for _m in "$@"; do
-		_l=$(echo "$_m" | tr - _)
-		grep -q "^$_l " /proc/modules && continue
-		[ -d "/sys/module/$_l" ] && continue
-		if [ ! -f "/udmem/kmods/$_m.ko" ]; then
-			db_missing=$_m
-			return 1
+	while [ $# -gt 0 ]; do
+		_l=$(echo "$1" | tr - _)
+		if ! grep -q "^$_l " /proc/modules && [ ! -d "/sys/module/$_l" ]; then
+			if [ ! -f "/udmem/kmods/$1.ko" ]; then
+				db_missing=$1
+				return 1
+			fi
+			db_kmod_deps "$1" || return 1
+			insmod "/udmem/kmods/$1.ko" ||
+				{ db_missing="$1 (insmod failed)"; return 1; }
+			db_loaded="$(echo "$1" | tr - _) $db_loaded"
 		fi
-		db_kmod_deps "$_m" || return 1
-		insmod "/udmem/kmods/$_m.ko" || { db_missing="$_m (insmod failed)"; return 1; }
-		db_loaded="$_l $db_loaded"
+		shift
 	done
 }
 
