@@ -169,6 +169,17 @@ static void *udmabuf_alloc_cached(struct udmabuf *buf)
 	if (!virt)
 		return NULL;
 	/*
+	 * Linux 6.1's dma_alloc_pages() enters the allocation in the DMA API
+	 * debugger as a streaming mapping (debug_dma_map_page()), whose
+	 * address must be checked before it is unmapped: the free reports
+	 * "failed to check map error" otherwise.  Check it.
+	 */
+	if (dma_mapping_error(buf->dma_dev, buf->dma_addr)) {
+		dma_free_noncoherent(buf->dma_dev, buf->alloc_size, virt, buf->dma_addr,
+				     DMA_BIDIRECTIONAL);
+		return NULL;
+	}
+	/*
 	 * The allocator zeroed it through the cache: write the zeros back
 	 * before the device or an uncached mapping reads the memory.
 	 */

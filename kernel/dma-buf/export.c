@@ -4,7 +4,8 @@
  *
  * Each export holds a reference on the buffer, so the memory outlives the
  * buffer's removal until the last dma-buf user is gone.  Importers get the
- * range as one scatterlist entry (per 1 GiB), CPU access brackets sync just
+ * range as one scatterlist entry per 1 GiB, or per the largest segment
+ * their device takes (dma_get_max_seg_size()), CPU access brackets sync just
  * the exported range, and mmap follows the /dev/<name> rules, with O_SYNC
  * given at export time standing in for the file's O_SYNC.
  */
@@ -52,12 +53,13 @@ static void udmabuf_export_sync_sgt(struct udmabuf *buf, struct device *dev,
 }
 
 /*
- * The pages of [base, base + len) of the whole buffer's table: the DMA API
- * describes an allocation from its start only (an IOMMU allocation finds
- * its page array by the start address, whatever address it is given).
+ * The pages of [base, base + len) of the whole buffer's table, in entries
+ * of at most seg bytes: the DMA API describes an allocation from its start
+ * only (an IOMMU allocation finds its page array by the start address,
+ * whatever address it is given).
  */
 static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
-				  struct sg_table *sgt)
+				  unsigned int seg, struct sg_table *sgt)
 {
 	struct scatterlist *sg, *out;
 	u64 pos = 0, end = base + len;
@@ -65,8 +67,10 @@ static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
 	int ret;
 
 	for_each_sgtable_sg(whole, sg, i) {
-		if (pos < end && pos + sg->length > base)
-			nents++;
+		u64 from = max(pos, base), to = min(pos + sg->length, end);
+
+		if (from < to)
+			nents += DIV_ROUND_UP_ULL(to - from, seg);
 		pos += sg->length;
 	}
 	if (pos < end || !nents)
@@ -79,12 +83,14 @@ static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
 	for_each_sgtable_sg(whole, sg, i) {
 		u64 from = max(pos, base), to = min(pos + sg->length, end);
 
-		if (from < to) {
+		while (from < to) {
 			u64 skip = from - pos + sg->offset;
+			unsigned int n = min_t(u64, to - from, seg);
 
-			sg_set_page(out, udmem_nth_page(sg_page(sg), skip >> PAGE_SHIFT), to - from,
+			sg_set_page(out, udmem_nth_page(sg_page(sg), skip >> PAGE_SHIFT), n,
 				    offset_in_page(skip));
 			out = sg_next(out);
+			from += n;
 		}
 		pos += sg->length;
 	}
@@ -92,7 +98,8 @@ static int udmabuf_export_sub_sgt(struct sg_table *whole, u64 base, u64 len,
 }
 
 /* Memory that is not one run of pfns: the DMA API's pages for it. */
-static int udmabuf_export_fill_sgt_dma(struct udmabuf_export *exp, struct sg_table *sgt)
+static int udmabuf_export_fill_sgt_dma(struct udmabuf_export *exp, unsigned int seg,
+				       struct sg_table *sgt)
 {
 	struct udmabuf *buf = exp->view.buf;
 	struct sg_table whole;
@@ -105,12 +112,14 @@ static int udmabuf_export_fill_sgt_dma(struct udmabuf_export *exp, struct sg_tab
 			      buf->alloc_size);
 	if (ret)
 		return ret;
-	ret = udmabuf_export_sub_sgt(&whole, exp->view.base, exp->view.len, sgt);
+	ret = udmabuf_export_sub_sgt(&whole, exp->view.base, exp->view.len, seg, sgt);
 	sg_free_table(&whole);
 	return ret;
 }
 
-static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *sgt)
+/* The table of the range, in entries of at most seg bytes (page multiple). */
+static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, unsigned int seg,
+				   struct sg_table *sgt)
 {
 	struct udmabuf *buf = exp->view.buf;
 	unsigned long pfn = buf->pfn + (exp->view.base >> PAGE_SHIFT);
@@ -120,13 +129,13 @@ static int udmabuf_export_fill_sgt(struct udmabuf_export *exp, struct sg_table *
 	int ret;
 
 	if (!buf->pfn_ok || !pfn_valid(pfn))
-		return udmabuf_export_fill_sgt_dma(exp, sgt);
-	nents = DIV_ROUND_UP_ULL(left, UDMABUF_SG_CHUNK);
+		return udmabuf_export_fill_sgt_dma(exp, seg, sgt);
+	nents = DIV_ROUND_UP_ULL(left, seg);
 	ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
 	if (ret)
 		return ret;
 	for (sg = sgt->sgl; sg; sg = sg_next(sg)) {
-		unsigned int len = min_t(u64, left, UDMABUF_SG_CHUNK);
+		unsigned int len = min_t(u64, left, seg);
 
 		sg_set_page(sg, pfn_to_page(pfn), len, 0);
 		pfn += len >> PAGE_SHIFT;
@@ -211,16 +220,28 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
 	struct udmabuf_export *exp = attach->dmabuf->priv;
+	bool own = udmabuf_export_own_dev(exp->view.buf, attach->dev);
+	unsigned int seg = UDMABUF_SG_CHUNK;
 	struct sg_table *sgt;
 	int ret;
 
+	/*
+	 * Another device's mapping: entries no longer than a segment it
+	 * takes, as it declares (64 KiB unless its driver says otherwise;
+	 * vivid's frames are longer, and the DMA API debugger reports the
+	 * mapping of such an entry).  The own device gets its range as one
+	 * (udmabuf_export_own_map).
+	 */
+	if (!own)
+		seg = max_t(unsigned int, PAGE_SIZE,
+			    min_t(unsigned int, seg, dma_get_max_seg_size(attach->dev)) & PAGE_MASK);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
-	ret = udmabuf_export_fill_sgt(exp, sgt);
+	ret = udmabuf_export_fill_sgt(exp, seg, sgt);
 	if (ret)
 		goto err_free_sgt;
-	if (udmabuf_export_own_dev(exp->view.buf, attach->dev)) {
+	if (own) {
 		udmabuf_export_own_map(exp, sgt);
 		udmabuf_export_own_sync(exp, dir, true);
 		return sgt;

@@ -23,22 +23,35 @@ db_importer() {
 		DMABUF_DIRECT="$4" DMABUF_EDU_DST="$5" dmabuf-importer
 }
 
-# db_kmods NAME...: insmod Debian's modules from /udmem/kmods in this order
-# (the target's guest_kmods; ones already loaded or built in are passed
-# over); 1 and the missing one in $db_missing when one is not there.
+# db_kmods NAME...: insmod the kernel's modules from /udmem/kmods (the
+# target's guest_kmods and what they depend on), each after the modules its
+# .modinfo `depends=` names (ones already loaded or built in are passed
+# over); 1 and the missing one in $db_missing when one is not there.  The
+# dependencies differ between Debian's kernels and the debug ones.
 db_kmods() {
+	# The names as arguments, not a loop variable: they are the function's
+	# own, and the dependencies' call does not overwrite them.
 	db_missing=
-	for _m in "$@"; do
-		_l=$(echo "$_m" | tr - _)
-		grep -q "^$_l " /proc/modules && continue
-		[ -d "/sys/module/$_l" ] && continue
-		if [ ! -f "/udmem/kmods/$_m.ko" ]; then
-			db_missing=$_m
-			return 1
+	while [ $# -gt 0 ]; do
+		_l=$(echo "$1" | tr - _)
+		if ! grep -q "^$_l " /proc/modules && [ ! -d "/sys/module/$_l" ]; then
+			if [ ! -f "/udmem/kmods/$1.ko" ]; then
+				db_missing=$1
+				return 1
+			fi
+			db_kmod_deps "$1" || return 1
+			insmod "/udmem/kmods/$1.ko" ||
+				{ db_missing="$1 (insmod failed)"; return 1; }
+			db_loaded="$(echo "$1" | tr - _) $db_loaded"
 		fi
-		insmod "/udmem/kmods/$_m.ko" || { db_missing="$_m (insmod failed)"; return 1; }
-		db_loaded="$_l $db_loaded"
+		shift
 	done
+}
+
+# db_kmod_deps NAME: db_kmods of the modules /udmem/kmods/NAME.ko depends on
+db_kmod_deps() {
+	# shellcheck disable=SC2046 # one word a module
+	db_kmods $(tr '\0' '\n' < "/udmem/kmods/$1.ko" | sed -n 's/^depends=//p' | tr , ' ')
 }
 
 db_loaded=
@@ -76,7 +89,7 @@ db_unload() {
 
 # vgem (DRM) for the import tests and the vgem program
 db_card=
-if db_kmods drm drm_kms_helper drm_shmem_helper vgem; then
+if db_kmods vgem; then
 	db_card=$(db_vgem_card)
 	[ -n "$db_card" ] ||
 		tap_fail vgem/card "vgem loaded but no DRM card is vgem's: $(ls /sys/class/drm)"
@@ -180,11 +193,10 @@ fi
 
 # vivid (V4L2): capture into exports and output from them, with
 # vb2-dma-contig (allocators=1) so vivid maps the exports for its device
-if ! db_kmods mc videodev rc-core cec v4l2-dv-timings v4l2-tpg videobuf2-common \
-		videobuf2-v4l2 videobuf2-memops videobuf2-dma-contig videobuf2-vmalloc; then
-	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
-elif [ ! -f /udmem/kmods/vivid.ko ]; then
+if [ ! -f /udmem/kmods/vivid.ko ]; then
 	tap_skip vivid "no vivid module in this kernel"
+elif ! db_kmod_deps vivid; then
+	tap_skip vivid "vivid's dependencies not in this kernel: $db_missing"
 elif ! insmod /udmem/kmods/vivid.ko n_devs=1 allocators=1; then
 	tap_fail vivid/setup "insmod vivid failed"
 elif ! udmem_insmod u-dma-buf info_enable=0 udmabuf0=0x200000; then

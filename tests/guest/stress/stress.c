@@ -18,9 +18,11 @@
  *    module-parameter regions; the last one is shared, the others are owned
  *    one per thread), with the sync counters of the query as a check.
  *  - endurance_*: STRESS_CREATE_CYCLES manager create/delete cycles and
- *    STRESS_BIND_CYCLES unbind/bind cycles of a buffer and of a region: the
- *    same minor every time, a rebound buffer zeroed, and the kernel's
- *    unreclaimable slab (SUnreclaim) back within STRESS_SLAB_TOLERANCE_KB.
+ *    STRESS_BIND_CYCLES unbind/bind cycles of a buffer, of the device-tree
+ *    buffers of a CMA and a no-map reserved-memory pool, and of a region:
+ *    the same minor every time, a rebound buffer zeroed, the kernel's
+ *    unreclaimable slab (SUnreclaim) back within STRESS_SLAB_TOLERANCE_KB,
+ *    and CmaFree back (give or take the per-CPU page lists).
  *  - fault_injection: with failslab and fail_page_alloc (debug kernels;
  *    a SKIP with the reason elsewhere), the n-th allocation of the test
  *    thread fails (fail-nth, task filter on) during manager create, probe
@@ -74,6 +76,11 @@ TEST(endurance_create_delete)
 TEST(endurance_bind_unbind_udmabuf)
 {
 	endurance_bind_unbind_udmabuf();
+}
+
+TEST(endurance_bind_unbind_pools)
+{
+	endurance_bind_unbind_pools();
 }
 
 TEST(endurance_bind_unbind_uiomem)

@@ -115,6 +115,7 @@ void udmabuf_faulting_write_changes_no_other_byte(void);
 void uiomem_faulting_write_changes_no_other_byte(void);
 void endurance_create_delete(void);
 void endurance_bind_unbind_udmabuf(void);
+void endurance_bind_unbind_pools(void);
 void endurance_bind_unbind_uiomem(void);
 void fault_injection(void);
 

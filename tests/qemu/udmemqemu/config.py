@@ -329,6 +329,8 @@ def all_targets() -> list[str]:
     in, so that its error shows.  Longest first (their last CI times), so that
     the two targets booted at once finish together rather than one long run
     at the end; the short build-only and board targets fill in last."""
+    # The debug targets lead: on a cold cache their kernels build first
+    # (10 min of CPU each), and their runs are the longest.
     order = ["arm64-debug", "x86_64-debug", "arm64", "armhf", "riscv64", "x86_64",
              "arm64-iommu", "armhf-5.10", "armhf-python", "arm64-python", "arm64-6.12",
              "riscv64-7", "arm64-7", "arm64-5.10", "x86_64-python", "x86_64-iommu",

@@ -39,6 +39,15 @@ def copy_distro_module(state, name, dest):
     return True
 
 
+def module_depends(path):
+    """The modules NAME.ko at path needs (its .modinfo `depends=`), as named."""
+    with open(path, "rb") as f:
+        found = re.search(rb"(?:^|\0)depends=([^\0]*)", f.read())
+    if not found or not found.group(1):
+        return []
+    return found.group(1).decode().split(",")
+
+
 def make_initramfs(conf, state, bdir, suites):
     stage = os.path.join(bdir, "initramfs")
     if os.path.exists(stage):
@@ -72,10 +81,19 @@ def make_initramfs(conf, state, bdir, suites):
         shutil.copy(p, os.path.join(stage, "udmem", "modules"))
     # Distribution modules some suites use (brd: a RAM block device for
     # O_DIRECT tests); absent ones are simply missing and the suite SKIPs.
+    # With them, the modules they depend on: a kernel configured otherwise
+    # (the debug kernels) needs others than Debian's (i2c-core for drm and
+    # videodev, the fb helpers for vivid); the suites load them in order.
     kmods = os.path.join(stage, "udmem", "kmods")
     os.makedirs(kmods)
-    for m in conf.guest_kmods:
-        copy_distro_module(state, m, kmods)
+    todo, seen = list(conf.guest_kmods), set()
+    while todo:
+        m = todo.pop(0)
+        if m in seen:
+            continue
+        seen.add(m)
+        if copy_distro_module(state, m, kmods):
+            todo += module_depends(os.path.join(kmods, m + ".ko"))
     if conf.mode == "host9p":
         kmods = os.path.join(stage, "udmem", "host9p-modules")
         os.makedirs(kmods)

@@ -50,6 +50,10 @@ if [ -w $kmemleak ]; then
     echo "# booting left $(grep -c '^unreferenced object' $kmemleak) unreferenced object(s), set aside"
     echo clear > $kmemleak
 fi
+# DMA-API debug (the debug kernel) prints only its first error unless told
+# otherwise: every error, each with its WARNING, for the log scans.
+dmaapi=/sys/kernel/debug/dma-api
+[ -w $dmaapi/all_errors ] && echo 1 > $dmaapi/all_errors
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
 # One suite name a line, read on fd 9 (the suites use 3 for themselves).
 while read -r suite <&9; do
@@ -88,6 +92,20 @@ if [ -w $kmemleak ]; then
         head -n 400 $kmemleak | sed 's/^/# kmemleak: /'
     else
         echo "ok - kernel/kmemleak-clean"
+    fi
+fi
+# DMA-API debug must still be on (it turns itself off when it cannot
+# allocate an entry) and have counted no error, whatever the log said.
+if [ -r $dmaapi/error_count ]; then
+    echo "# dma-api: $(cat $dmaapi/error_count) error(s), $(cat $dmaapi/nr_total_entries)" \
+        "entries, $(cat $dmaapi/min_free_entries) free at the least"
+    if [ "$(cat $dmaapi/disabled)" != N ]; then
+        echo "not ok - kernel/dma-api-debug-clean # DMA-API debug turned itself off"
+        dmesg | grep DMA-API | tail -n 20 | sed 's/^/# dmesg: /'
+    elif [ "$(cat $dmaapi/error_count)" != 0 ]; then
+        echo "not ok - kernel/dma-api-debug-clean # $(cat $dmaapi/error_count) error(s) counted"
+    else
+        echo "ok - kernel/dma-api-debug-clean"
     fi
 fi
 echo "@@END"
