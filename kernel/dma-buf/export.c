@@ -232,9 +232,10 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 	 * mapping of such an entry).  The own device gets its range as one
 	 * (udmabuf_export_own_map).
 	 */
-	if (!own)
-		seg = max_t(unsigned int, PAGE_SIZE,
-			    min_t(unsigned int, seg, dma_get_max_seg_size(attach->dev)) & PAGE_MASK);
+	if (!own) {
+		seg = min_t(unsigned int, seg, dma_get_max_seg_size(attach->dev));
+		seg = max_t(unsigned int, PAGE_SIZE, seg & PAGE_MASK);
+	}
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
