@@ -13,7 +13,6 @@
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
-#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -21,6 +20,7 @@
 #include "compat.h"
 #include "common/udmem_range.h"
 #include "udmabuf.h"
+#include "udmem_dma.h"
 
 #define UDMABUF_EXPORT_FD_FLAGS	(O_CLOEXEC | O_SYNC | O_ACCMODE)
 #define UDMABUF_SG_CHUNK	SZ_1G
@@ -193,25 +193,17 @@ static void udmabuf_export_own_map(struct udmabuf_export *exp, struct sg_table *
 }
 
 /*
- * Can @dev reach every page of @sgt where it lies?  Behind a translating
- * IOMMU it can.  Without one, a page beyond the device's mask (or bus
- * limit) is bounced by the DMA API through swiotlb, and the importer's DMA
- * then goes to the bounce slot, not to the buffer, until the unmap copies
- * it (or, without swiotlb, the mapping warns and fails).  A DMA-BUF is
- * shared memory: refuse such an importer.
+ * Can @dev reach every page of @sgt where it lies, without a bounce buffer
+ * (udmem_dma_reachable())?  A DMA-BUF is shared memory: an importer that
+ * would get a bounce slot instead is refused.
  */
 static bool udmabuf_export_reachable(struct device *dev, struct sg_table *sgt)
 {
-	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (!dev->dma_mask)
-		return false;
-	if (dom && dom->type != IOMMU_DOMAIN_IDENTITY)
-		return true;
 	for_each_sgtable_sg(sgt, sg, i)
-		if (!dma_capable(dev, phys_to_dma(dev, sg_phys(sg)), sg->length, true))
+		if (!udmem_dma_reachable(dev, phys_to_dma(dev, sg_phys(sg)), sg->length, true))
 			return false;
 	return true;
 }

@@ -20,7 +20,6 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
-#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -28,6 +27,7 @@
 
 #include "compat.h"
 #include "common/udmem_range.h"
+#include "udmem_dma.h"
 #include "uiomem.h"
 
 #define UIOMEM_EXPORT_FD_FLAGS	(O_CLOEXEC | O_ACCMODE)
@@ -64,23 +64,6 @@ static void uiomem_export_unmap_n(struct device *dev, struct sg_table *sgt,
 	}
 }
 
-/*
- * Can @dev reach [@phys, @phys + @len)?  Behind a translating IOMMU any
- * address can be mapped.  Without one, dma_map_resource() hands the
- * physical address to the device, and refuses one beyond the device's
- * mask with a kernel warning: refuse it here first, quietly.
- */
-static bool uiomem_export_reachable(struct device *dev, phys_addr_t phys, u64 len)
-{
-	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
-
-	if (!dev->dma_mask)
-		return false;
-	if (dom && dom->type != IOMMU_DOMAIN_IDENTITY)
-		return true;
-	return phys + len - 1 <= min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
-}
-
 static struct sg_table *uiomem_export_map(struct dma_buf_attachment *attach,
 					  enum dma_data_direction dir)
 {
@@ -110,7 +93,8 @@ static struct sg_table *uiomem_export_map(struct dma_buf_attachment *attach,
 		dma_addr_t addr;
 
 		phys = um->phys + exp->base + off;
-		if (!uiomem_export_reachable(attach->dev, phys, len))
+		/* dma_map_resource() passes the physical address on as it is */
+		if (!udmem_dma_reachable(attach->dev, phys, len, false))
 			goto err_unreachable;
 		/* Device memory: no CPU cache maintenance here (begin/end_cpu_access do it). */
 		addr = dma_map_resource(attach->dev, phys, len, dir, DMA_ATTR_SKIP_CPU_SYNC);
