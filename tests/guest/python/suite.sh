@@ -69,7 +69,7 @@ py_dist() {
 if [ ! -x /host/usr/bin/python3 ]; then
 	tap_fail pytest "no root with python3 at /host (this suite needs a host9p target)"
 elif [ ! -d "/host$top/python" ] &&
-	! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro udmemtop "/host$top"; then
+	! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro udmemtop "/host$top"; then
 	tap_fail pytest "cannot mount the repository (9p tag udmemtop) at /host$top"
 else
 	# The guest's /run is a tmpfs; the host's /tmp stays as it is (the
@@ -102,10 +102,12 @@ else
 		PYTHONPATH="$top/python/src:$top/tests/qemu" \
 		UDMEM_MODULES="$top/build/$UDMEM_TARGET/modules" \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider -p udmem_pytest_tap \
-		"$top/python/tests" > /run/udmem-tmp/pytest.log 2>&1
+		--durations=8 "$top/python/tests" > /run/udmem-tmp/pytest.log 2>&1
 	# Result lines go to the harness; without any, show why.
 	grep -E '^(ok|not ok) - ' /run/udmem-tmp/pytest.log ||
 		tail -n 20 /run/udmem-tmp/pytest.log | sed 's/^/# pytest: /'
+	# The slowest tests, for whoever trims the run time.
+	sed -n '/slowest .*durations/,/^$/p' /run/udmem-tmp/pytest.log | sed 's/^/# pytest: /'
 	for m in $py_kmods; do
 		rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
 	done

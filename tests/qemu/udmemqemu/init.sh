@@ -25,7 +25,7 @@ if [ -f /udmem/host9p-modules/order ]; then
         insmod "/udmem/host9p-modules/$m" || echo "# insmod $m failed"
     done < /udmem/host9p-modules/order
     mkdir -p /host
-    mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /host &&
+    mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro hostroot /host &&
     for d in proc sys dev run; do mount --bind "/$d" "/host/$d"; done
 fi
 # Kernel reports in the log: lines matching /udmem/kernel-reports.ere (from
