@@ -63,14 +63,19 @@ for d in /sys/class/u-dma-buf/* /sys/class/uiomem/*; do
 done
 ct_got=$(sed -n "s/^\[[0-9]*\]\.name$ct_tab\"/ /p" "$CT/parsed" | tr -d '\n')
 tap_eq json-list-names-are-sysfs "$ct_want" "$ct_got"
-ct_i=0
-ct_missing=""
-for _ in $ct_want; do
-	for k in $ct_keys; do
-		grep -q "^\[$ct_i\]\.$k$ct_tab" "$CT/parsed" || ct_missing="$ct_missing [$ct_i].$k"
-	done
-	ct_i=$((ct_i + 1))
-done
+# One pass over the parsed list (a grep per key and device took 13 s on the
+# armhf guest): " [i].key" for every key object i lacks.
+# shellcheck disable=SC2086 # one word per device
+ct_n=$(set -- $ct_want; echo $#)
+ct_missing=$(awk -F "$ct_tab" -v n="$ct_n" -v keys="$ct_keys" '
+	{ have[$1] = 1 }
+	END {
+		m = split(keys, k, " ")
+		for (i = 0; i < n; i++)
+			for (j = 1; j <= m; j++)
+				if (!(("[" i "]." k[j]) in have))
+					printf " [%d].%s", i, k[j]
+	}' "$CT/parsed")
 tap_eq json-list-every-key "" "$ct_missing"
 ct_extra=$(sed -n "s/^\[[0-9]*\]\.\([a-z_]*\)$ct_tab.*/\1/p" "$CT/parsed" | sort -u |
 	grep -v -x -E "$(echo "$ct_keys" | tr ' ' '|')" | tr '\n' ' ')
