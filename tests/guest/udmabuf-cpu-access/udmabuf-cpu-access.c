@@ -167,7 +167,9 @@ TEST_F(access, write_then_read_back_equal)
 		      self->dst, self->size);
 	ut_report(self->dev, variant->read_way, "read", variant->read_sync,
 		  self->size, sec);
-	ASSERT_PATTERN(self->dst, self->size, 0, seed);
+	/* src holds the pattern: equal bytes are the pattern (32 MiB, fast). */
+	if (memcmp(self->dst, self->src, self->size))
+		ASSERT_PATTERN(self->dst, self->size, 0, seed);
 }
 
 TEST(size_and_phys_addr_match_ioctls)
