@@ -96,9 +96,11 @@ void endurance_create_delete(void)
 
 /*
  * kB of a /proc/meminfo or /proc/zoneinfo figure: CmaFree after the caches
- * are dropped and memory compacted (pages leave CMA areas), and the pages
- * the per-CPU lists hold (freed CMA pages wait there before CmaFree counts
- * them again).
+ * are dropped, and the pages the per-CPU lists hold (freed CMA pages wait
+ * there before CmaFree counts them again).  Not after compacting memory:
+ * compaction may take free pages of CMA areas as targets for the pages it
+ * moves.  With it, armhf's CmaFree ended 3 632 kB low twice (139 200 kB
+ * both times) after cycles that leaked nothing; without it, to the kB.
  */
 static long cma_free_kb(void)
 {
@@ -108,7 +110,6 @@ static long cma_free_kb(void)
 
 	sync();
 	write_str("/proc/sys/vm/drop_caches", "3");
-	write_str("/proc/sys/vm/compact_memory", "1");
 	f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return -1;
@@ -218,23 +219,39 @@ void endurance_bind_unbind_udmabuf(void)
 }
 
 /*
+ * CmaFree short of before (kB), beyond what the per-CPU page lists hold.
+ * CmaFree is the whole system's: movable pages of anything the guest does
+ * may sit in a CMA area for a while (armhf once showed 2.6 MiB short after
+ * 100 cycles that leaked nothing).
+ */
+static long cma_short_kb(long before)
+{
+	long after = cma_free_kb(), pcp = pcp_kb();
+
+	TH_LOG("pools: CmaFree %ld kB before, %ld kB after (per-CPU lists %ld kB)", before,
+	       after, pcp);
+	return before - after - pcp;
+}
+
+/*
  * The device-tree buffers of the reserved-memory pools (device-tree
  * targets): a CMA pool (udmabuf-dt-cma) and a no-map pool
  * (udmabuf-dt-nomap), 64 KiB each.  A buffer leaked per cycle would empty
- * the 8 MiB no-map pool within 128 cycles (the bind then fails); for the
- * CMA pool CmaFree must also come back, give or take what the per-CPU page
- * lists hold and 1 MiB.
+ * the 8 MiB no-map pool within 128 cycles (the bind then fails).  For the
+ * CMA pool, a leak takes CYCLES x 64 KiB of CmaFree; a shortfall of half
+ * that is only noise if it does not come back: the CMA buffer's cycles
+ * then run once more, and that second batch decides.
  */
 void endurance_bind_unbind_pools(void)
 {
 	static const char *const names[] = { "udmabuf-dt-cma", "udmabuf-dt-nomap" };
 	unsigned long cycles = env_ul("STRESS_BIND_CYCLES", 100), fails = 0;
-	long before, after, cma_before, cma_after, pcp;
+	long before, after, cma_before, short_kb, leak_kb = (long)cycles * 64;
 	char path[64], pdev[64];
 	unsigned int n, found = 0;
 
 	seed_init("endurance_bind_unbind_pools");
-	extend_alarm(2 * cycles, 4);
+	extend_alarm(3 * cycles, 4);
 	for (n = 0; n < 2; n++) {
 		snprintf(path, sizeof(path), "/dev/%s", names[n]);
 		if (access(path, F_OK) == 0)
@@ -258,13 +275,18 @@ void endurance_bind_unbind_pools(void)
 			TH_LOG("%s: not in this guest", names[n]);
 	}
 	after = slab_kb();
-	cma_after = cma_free_kb();
-	pcp = pcp_kb();
 	EXPECT_EQ(fails, 0UL);
-	TH_LOG("pools: CmaFree %ld kB before, %ld kB after (per-CPU lists %ld kB)", cma_before,
-	       cma_after, pcp);
-	if (cma_before >= 0)
-		EXPECT_GE(cma_after, cma_before - pcp - 1024);
+	if (cma_before >= 0 && access("/dev/udmabuf-dt-cma", F_OK) == 0) {
+		short_kb = cma_short_kb(cma_before);
+		if (short_kb > leak_kb / 2) {
+			TH_LOG("pools: %ld kB short, over half of a leak (%ld kB): once more", short_kb,
+			       leak_kb);
+			cma_before = cma_free_kb();
+			EXPECT_EQ(bind_cycles("udmabuf-dt-cma", cycles), 0UL);
+			short_kb = cma_short_kb(cma_before);
+		}
+		EXPECT_LE(short_kb, leak_kb / 2);
+	}
 	slab_verdict("pool buffers unbind/bind", before, after, found * cycles);
 }
 
