@@ -176,8 +176,11 @@ class Target:
          "vivid"))
     guest_suites: tuple[str, ...] = _key(
         "The suites (words) this target runs; empty: every suite.  Each other suite "
-        "is one counted SKIP naming this key (a board target runs what the board "
-        "adds, the generic target of its kernel runs the rest).", ())
+        "is one counted SKIP naming this key and `suites_elsewhere` (a board target "
+        "runs what the board adds, the generic target of its kernel runs the rest).", ())
+    suites_elsewhere: str = _key(
+        "Which target runs the suites that `guest_suites` leaves out, for their SKIP "
+        "lines.", "the generic target of its kernel runs it")
     timeout: int = _key("Seconds before a guest counts as hung.", 1200)
     base: str = _key("Target whose keys this one starts from; the two share the "
                      "downloaded kernel.", "")

@@ -79,7 +79,7 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
             # A board target runs its own suites; the rest are counted skips.
             suites = [s for s in list_suites(conf) if s in conf.guest_suites]
             results += [("ok", f"{s}/suite", "SKIP not in this target's guest_suites: "
-                         "the generic target of its kernel runs it")
+                         + conf.suites_elsewhere)
                         for s in list_suites(conf) if s not in conf.guest_suites]
         suites = suites or list_suites(conf)
         timeout = timeout or conf.timeout
