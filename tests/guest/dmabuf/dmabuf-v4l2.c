@@ -224,9 +224,9 @@ static int ut_hdmi(int vfd, int output)
 
 /*
  * Loop vivid's video output to its capture: the capture node's "Loop
- * Video" control (vivid of 6.1 and before), else its HDMI input's "Is Connected
- * To" menu set to the first output it offers (items 0 and 1 are the test
- * pattern generator and "None").  The control set is left in *c.  0,
+ * Video" control (vivid of 6.1 and before), else its HDMI input's "Is
+ * Connected To" menu set to the first output it offers (items 0 and 1 are
+ * the test pattern generator and "None").  The control set is left in *c.  0,
  * -ENOENT when this vivid has neither, -EAGAIN when vivid keeps putting
  * the control back, or -errno.
  *

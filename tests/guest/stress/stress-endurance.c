@@ -221,8 +221,7 @@ void endurance_bind_unbind_udmabuf(void)
 /*
  * CmaFree short of before (kB), beyond what the per-CPU page lists hold.
  * CmaFree is the whole system's: movable pages of anything the guest does
- * may sit in a CMA area for a while (armhf once showed 2.6 MiB short after
- * 100 cycles that leaked nothing).
+ * may sit in a CMA area for a while, so a shortfall alone is no leak.
  */
 static long cma_short_kb(long before)
 {
