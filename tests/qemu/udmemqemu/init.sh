@@ -16,7 +16,7 @@ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 [ -f /udmem/board-preinit.sh ] && . /udmem/board-preinit.sh
 export PATH=/udmem/bin:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
 . /udmem/env
-export UDMEM_TARGET UDMEM_ARCH UDMEM_HAS_DT
+export UDMEM_TARGET UDMEM_ARCH UDMEM_HAS_DT UDMEM_NONCOHERENT_DMA
 UDMEM_KVER=$(uname -r); export UDMEM_KVER
 # Enable PCI devices (edu, ivshmem) memory decoding for user-space BAR access.
 for d in /sys/bus/pci/devices/*; do [ -e "$d/enable" ] && echo 1 > "$d/enable" 2>/dev/null; done
@@ -69,6 +69,11 @@ while read -r suite <&9; do
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
     fi
     bad=$(log_reports | head -n 5 | cut -d: -f2- | tr '\n' ' ')
+    # The scan is a few hundred lines of grep; say so when it is not quick
+    # (arm64 once lost 160 s between two suites with only this in between).
+    scanned=$(cut -d. -f1 /proc/uptime)
+    [ $((scanned - end)) -ge 5 ] &&
+        echo "# kernel log scan after $suite took $((scanned - end)) s ($(dmesg | wc -l) lines)"
     if [ -n "$bad" ]; then
         echo "not ok - $suite/kernel-log-clean # $bad"
         # The first report whole (KASAN's and lockdep's run to 100 lines)
