@@ -44,14 +44,15 @@ else
 		ud_pair edu-bound-to-platform udmabuf1 udmabuf0
 	fi
 	if [ "$UDMEM_HAS_DT" = 1 ] && [ ! -e "$ud_edu_path/iommu_group" ]; then
-		# memory the kernel never maps, and (not riscv64) a non-coherent device
+		# memory the kernel never maps, and (where the guest has non-coherent
+		# DMA) a non-coherent device
 		if [ -e /sys/class/u-dma-buf/udmabuf-dt-nomap ]; then
 			ud_pair dt-nomap-to-platform udmabuf-dt-nomap udmabuf0
 		else
 			tap_fail dt-nomap "udmabuf-dt-nomap missing (tests/qemu/dt/10-u-dma-buf.dtsi)"
 		fi
-		if [ "$UDMEM_ARCH" = riscv64 ]; then
-			tap_skip dt-noncoherent "the riscv64 virt kernel has no non-coherent DMA support"
+		if [ "$UDMEM_NONCOHERENT_DMA" != 1 ]; then
+			tap_skip dt-noncoherent "no non-coherent DMA on this $UDMEM_ARCH guest (riscv64 harts without Zicbom: QEMU 7.2)"
 		elif [ -e /sys/class/u-dma-buf/udmabuf-dt-noncoherent ]; then
 			ud_pair platform-to-dt-noncoherent udmabuf0 udmabuf-dt-noncoherent
 		else

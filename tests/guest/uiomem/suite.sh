@@ -33,7 +33,7 @@ um_modes() {
 	echo "$(um_attr "$1" shareable)$(um_attr "$1" cached)$(um_attr "$1" coherent)"
 }
 # um_want MODES: the modes a region asking for MODES gets.  Without cache
-# maintenance (QEMU 7.2's riscv64 CPUs have no Zicbom) the driver makes a
+# maintenance (riscv64 harts without Zicbom: QEMU 7.2's) the driver makes a
 # cached, non-coherent region uncached and coherent (probe.c).
 um_nomaint=0
 um_want() {

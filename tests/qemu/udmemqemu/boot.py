@@ -65,7 +65,7 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
         append = f"{append} {rootfs.boot_args(bdir)}".strip()
     else:
         initrd = make_initramfs(conf, state, bdir, suites)
-    dtb = make_dtb(conf, state, bdir) if conf.dt else None
+    dtb = make_dtb(conf, state, bdir, initrd) if conf.dt else None
     shm = os.path.join(bdir, "ivshmem.bin")
     with open(shm, "wb") as f:
         f.truncate(IVSHMEM_SIZE)

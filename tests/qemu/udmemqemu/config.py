@@ -109,6 +109,15 @@ class Target:
                           "ioctls); empty for none.", "")
     # ---- QEMU
     qemu: str = _key("QEMU system emulator.")
+    qemu_suite: str = _key(
+        "Debian suite whose QEMU runs this target instead of the host's (unpacked "
+        "into $UDMEM_CACHE/qemu by tests/qemu/udmemqemu/qemupkg.py): for what "
+        "bookworm's 7.2 lacks, e.g. riscv64's Zicbom.  Empty: the host's QEMU.", "")
+    initrd_addr: str = _key(
+        "Physical address (hex) at which the harness loads the initramfs itself "
+        "and names it in the device tree's /chosen, instead of where QEMU puts it "
+        "(QEMU 10's riscv64 places it 512 MiB into RAM, inside the test pools).  "
+        "Needs dt = yes; empty: QEMU's -initrd.", "")
     machine: str = _key("-M value.")
     cpu: str = _key("-cpu value.")
     smp: int = _key("-smp value (virtual CPUs).", 2)
@@ -125,6 +134,11 @@ class Target:
     serial: tuple[str, ...] = _key(
         "-serial values (words) in order; empty: -nographic's one serial on stdio.  "
         "A board whose console is its second UART gives `null mon:stdio`.", ())
+    noncoherent_dma: bool = _key(
+        "The guest kernel does non-coherent DMA: the device-tree nodes with "
+        "`dma-noncoherent` (cpp -DUDMEM_NONCOHERENT_DMA) and their tests exist.  "
+        "`no` on riscv64 harts without Zicbom (QEMU 7.2), where the kernel warns "
+        "on such a node and cannot maintain it.", True)
     dt: bool = _key("The machine has a device tree: the harness dumps QEMU's and adds "
                     "tests/qemu/dt/*.dtsi.", False)
     ram_base: str = _key("Physical address of RAM (hex), passed to the .dtsi files as "
@@ -211,6 +225,12 @@ class Target:
                 raise TargetError(f"{f.name} = {value}: must be one of {', '.join(choices)}")
         if self.dt and not re.fullmatch(r"0x[0-9a-fA-F]+", self.ram_base):
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
+        if self.qemu_suite and self.qemu_suite not in ARCHIVE:
+            raise TargetError(f"qemu_suite = {self.qemu_suite}: not one of {', '.join(ARCHIVE)}")
+        if self.initrd_addr and (not self.dt or
+                                 not re.fullmatch(r"0x[0-9a-fA-F]+", self.initrd_addr)):
+            raise TargetError(f"initrd_addr = {self.initrd_addr!r}: needs dt = yes and "
+                              "a hex address")
         if self.board and (not self.dt or not self.board_dtb):
             raise TargetError(f"board = {self.board} needs dt = yes and board_dtb")
         if not self.programs and self.boot:

@@ -60,7 +60,8 @@ def make_initramfs(conf, state, bdir, suites):
     os.chmod(os.path.join(stage, "init"), 0o755)
     with open(os.path.join(stage, "udmem", "env"), "w") as f:
         f.write(f"UDMEM_TARGET={conf.name}\nUDMEM_ARCH={conf.arch}\n"
-                f"UDMEM_HAS_DT={1 if conf.dt else 0}\n")
+                f"UDMEM_HAS_DT={1 if conf.dt else 0}\n"
+                f"UDMEM_NONCOHERENT_DMA={1 if conf.noncoherent_dma else 0}\n")
     if conf.board:
         boards.stage(conf, stage)
     with open(os.path.join(stage, "udmem", "suites.list"), "w") as f:
@@ -143,9 +144,20 @@ def _prepend_python_root(conf, bdir, out):
     shutil.rmtree(tree)
 
 
-def make_dtb(conf, state, bdir):
+def initrd_chosen(start, size):
+    """A /chosen fragment naming an initramfs of SIZE bytes loaded at START (two
+    cells each: the kernel reads any number of them)."""
+    end = start + size
+    return ("/ {\n\tchosen {\n"
+            f"\t\tlinux,initrd-start = <{start >> 32:#x} {start & 0xffffffff:#x}>;\n"
+            f"\t\tlinux,initrd-end = <{end >> 32:#x} {end & 0xffffffff:#x}>;\n"
+            "\t};\n};\n")
+
+
+def make_dtb(conf, state, bdir, initrd=None):
     """QEMU's own device tree (a board's: its kernel's DTB, edited) plus
-    tests/qemu/dt/*.dtsi."""
+    tests/qemu/dt/*.dtsi, and the initramfs's place when the harness loads it
+    (`initrd_addr`)."""
     if conf.board:
         base = boards.board_dtb(conf, state, bdir)
     else:
@@ -159,9 +171,12 @@ def make_dtb(conf, state, bdir):
     for dtsi in sorted(glob.glob(os.path.join(QEMU_DIR, "dt", "*.dtsi"))):
         pre = run(["cpp", "-nostdinc", "-undef", "-P", "-x", "assembler-with-cpp",
                    f"-DRAM_BASE={conf.ram_base}", f"-DUDMEM_ARCH_{conf.arch}=1"] +
+                  (["-DUDMEM_NONCOHERENT_DMA=1"] if conf.noncoherent_dma else []) +
                   ([f"-DUDMEM_BOARD_{conf.board}=1"] if conf.board else []) + [dtsi],
                   capture_output=True, text=True).stdout
         parts.append(f"/* {os.path.basename(dtsi)} */\n" + pre)
+    if conf.initrd_addr and initrd:
+        parts.append(initrd_chosen(int(conf.initrd_addr, 16), os.path.getsize(initrd)))
     full = os.path.join(bdir, "test.dts")
     with open(full, "w") as f:
         f.write("\n".join(parts))

@@ -2,13 +2,15 @@
 """The QEMU command line of a target."""
 
 from .pyroot import virtfs_args
+from .qemupkg import packaged_qemu
 from .rootfs import qemu_args as rootfs_qemu_args
 
 IVSHMEM_SIZE = 4 << 20
 
 
 def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
-    cmd = [conf.qemu, "-M", conf.machine, "-cpu", conf.cpu,
+    qemu = packaged_qemu(conf.qemu, conf.qemu_suite) if conf.qemu_suite else conf.qemu
+    cmd = [qemu, "-M", conf.machine, "-cpu", conf.cpu,
            "-smp", str(conf.smp), "-m", str(conf.memory), "-nographic", "-no-reboot",
            "-nic", "none", "-accel", "tcg"]
     for serial in conf.serial:
@@ -19,8 +21,13 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     cmd += list(conf.qemu_args)
     if conf.bios:
         cmd += ["-bios", conf.bios]
+    if kernel and conf.initrd_addr:
+        # Where make_dtb's /chosen says it is.
+        cmd += ["-device", f"loader,file={initrd},addr={conf.initrd_addr},force-raw=on"]
+    elif kernel:
+        cmd += ["-initrd", initrd]
     if kernel:
-        cmd += ["-kernel", kernel, "-initrd", initrd,
+        cmd += ["-kernel", kernel,
                 "-append", f"console={conf.console} quiet loglevel=4 log_buf_len=4M panic=-1 "
                 f"{conf.cmdline} {append_extra}".strip()]
     if dtb:

@@ -16,6 +16,7 @@ from .config import BUILD, TOP, load_target
 from .fetch import fetch
 from .matrix import RELEASES
 from .parse import parse_result
+from .qemupkg import packaged_qemu
 from .util import QUIET, log, show
 
 
@@ -69,6 +70,18 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         else:
             results.append(("not ok", f"{name}/fetch", str(e)[:400]))
         return results, time.time() - t0
+    if conf.qemu_suite:
+        # The target's own QEMU, fetched now so that an archive that does not
+        # serve it costs a counted SKIP, as a missing kernel does.
+        try:
+            packaged_qemu(conf.qemu, conf.qemu_suite)
+        except ArchiveMissing as e:
+            results.append(("ok", f"{name}/qemu", f"SKIP the Debian archive lists "
+                            f"{conf.qemu_suite}'s QEMU but does not serve it ({str(e)[:300]})"))
+            return results, time.time() - t0
+        except (RuntimeError, subprocess.CalledProcessError) as e:
+            results.append(("not ok", f"{name}/qemu", str(e)[:400]))
+            return results, time.time() - t0
     RELEASES[name] = state.get("kernel_release", "")
     bdir = os.path.join(BUILD, conf.name)
     if rebuild or not os.path.exists(os.path.join(bdir, "bin")):

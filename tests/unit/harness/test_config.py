@@ -51,6 +51,10 @@ CASES = [
      "debug_kernel = riscv64: must be one of x86_64, arm64"),
     ("debug-kernel-other-arch", "debug_kernel = x86_64\n",
      "debug_kernel = x86_64: not the target's arch (arm64)"),
+    ("qemu-suite", "qemu_suite = bookworm-backports\n", None),
+    ("qemu-suite-unknown", "qemu_suite = hamm\n", "qemu_suite = hamm: not one of"),
+    ("initrd-addr", "initrd_addr = 0x48200000\n", None),
+    ("initrd-addr-not-hex", "initrd_addr = 512M\n", "initrd_addr = '512M': needs dt = yes"),
 ]
 
 
@@ -117,6 +121,11 @@ def main():
         check(results, "validates-replace", False, "smp=0 accepted")
     except config.TargetError:
         check(results, "validates-replace", True)
+    try:
+        dataclasses.replace(config.parse_target("riscv64-7"), dt=False)
+        check(results, "rejects-initrd-addr-without-dt", False, "accepted")
+    except config.TargetError as e:
+        check(results, "rejects-initrd-addr-without-dt", "needs dt = yes" in str(e), str(e))
     return 0 if all(results) else 1
 
 
