@@ -9,7 +9,7 @@ import subprocess
 
 from . import boards, pyroot
 from .config import QEMU_DIR, TOP
-from .parse import BENIGN_FILE, REPORTS_FILE, read_patterns
+from .parse import BENIGN_FILE, REPORTS_FILE, guest_patterns
 from .pyroot import guest_top
 from .qemu import qemu_cmd
 from .util import run
@@ -68,10 +68,10 @@ def make_initramfs(conf, state, bdir, suites):
         f.write("\n".join(suites) + "\n")
     shutil.copy(os.path.join(TOP, "tests", "guest", "lib.sh"),
                 os.path.join(stage, "udmem", "lib.sh"))
-    # /init's kernel-log scan: the patterns alone (grep -f reads every line).
+    # /init's kernel-log scan: the patterns as one alternation.
     for path in (REPORTS_FILE, BENIGN_FILE):
         with open(os.path.join(stage, "udmem", os.path.basename(path)), "w") as f:
-            f.write("\n".join(read_patterns(path)) + "\n")
+            f.write(guest_patterns(path) + "\n")
     for s in suites:
         shutil.copytree(os.path.join(TOP, "tests", "guest", s),
                         os.path.join(stage, "udmem", "suites", s),

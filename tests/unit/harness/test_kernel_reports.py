@@ -2,11 +2,12 @@
 """The kernel-report patterns (tests/qemu/udmemqemu/kernel-reports*.ere) on
 single kernel log lines, read both ways they are used: by the host's parser
 (udmemqemu.parse.kernel_report, Python's re) and by the guest's /init (grep -E -f
-over dmesg, then grep -v -E -f of the benign list; the host's grep stands in
-for busybox's here).  Each line must be a report, or not, to both.  One TAP
-line per log line; exits non-zero on a failure.
+over dmesg, then grep -v -E -f of the benign list, each list one alternation;
+busybox's grep, the guest's, where the host has busybox).  Each line must be a
+report, or not, to both.  One TAP line per log line; exits non-zero on a failure.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,9 @@ LINES = [
 ]
 
 
+GREP = ["busybox", "grep"] if shutil.which("busybox") else ["grep"]
+
+
 def grep_reports(lines):
     """The lines the guest's /init would count as reports (its two greps)."""
     with tempfile.TemporaryDirectory() as d:
@@ -67,10 +71,10 @@ def grep_reports(lines):
         for path in (parse.REPORTS_FILE, parse.BENIGN_FILE):
             files.append(os.path.join(d, os.path.basename(path)))
             with open(files[-1], "w") as f:
-                f.write("\n".join(parse.read_patterns(path)) + "\n")
-        found = subprocess.run(["grep", "-E", "-f", files[0]], input="\n".join(lines) + "\n",
+                f.write(parse.guest_patterns(path) + "\n")
+        found = subprocess.run(GREP + ["-E", "-f", files[0]], input="\n".join(lines) + "\n",
                                capture_output=True, text=True).stdout
-        kept = subprocess.run(["grep", "-v", "-E", "-f", files[1]], input=found,
+        kept = subprocess.run(GREP + ["-v", "-E", "-f", files[1]], input=found,
                               capture_output=True, text=True).stdout
     return set(kept.splitlines())
 
