@@ -223,12 +223,14 @@ class Target:
             value = getattr(self, f.name)
             if choices and value not in choices:
                 raise TargetError(f"{f.name} = {value}: must be one of {', '.join(choices)}")
-        if self.dt and not re.fullmatch(r"0x[0-9a-fA-F]+", self.ram_base):
+        def hex_addr(value):
+            return re.fullmatch(r"0x[0-9a-fA-F]+", value)
+        if self.dt and not hex_addr(self.ram_base):
             raise TargetError(f"ram_base = {self.ram_base!r}: dt = yes needs a hex address")
         if self.qemu_suite and self.qemu_suite not in ARCHIVE:
             raise TargetError(f"qemu_suite = {self.qemu_suite}: not one of {', '.join(ARCHIVE)}")
         if self.initrd_addr and (not self.dt or
-                                 not re.fullmatch(r"0x[0-9a-fA-F]+", self.initrd_addr)):
+                                 not hex_addr(self.initrd_addr)):
             raise TargetError(f"initrd_addr = {self.initrd_addr!r}: needs dt = yes and "
                               "a hex address")
         if self.board and (not self.dt or not self.board_dtb):

@@ -69,8 +69,8 @@ while read -r suite <&9; do
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
     fi
     bad=$(log_reports | head -n 5 | cut -d: -f2- | tr '\n' ' ')
-    # The scan is a few hundred lines of grep; say so when it is not quick
-    # (arm64 once lost 160 s between two suites with only this in between).
+    # Say so when the scan is slow: a suite can leave tens of thousands of
+    # lines (arm64 once lost 160 s between two suites with only this between).
     scanned=$(cut -d. -f1 /proc/uptime)
     [ $((scanned - end)) -ge 5 ] &&
         echo "# kernel log scan after $suite took $((scanned - end)) s ($(dmesg | wc -l) lines)"

@@ -21,12 +21,12 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     cmd += list(conf.qemu_args)
     if conf.bios:
         cmd += ["-bios", conf.bios]
-    if kernel and conf.initrd_addr:
-        # Where make_dtb's /chosen says it is.
-        cmd += ["-device", f"loader,file={initrd},addr={conf.initrd_addr},force-raw=on"]
-    elif kernel:
-        cmd += ["-initrd", initrd]
     if kernel:
+        if conf.initrd_addr:
+            # Where make_dtb's /chosen says it is.
+            cmd += ["-device", f"loader,file={initrd},addr={conf.initrd_addr},force-raw=on"]
+        else:
+            cmd += ["-initrd", initrd]
         cmd += ["-kernel", kernel,
                 "-append", f"console={conf.console} quiet loglevel=4 log_buf_len=4M panic=-1 "
                 f"{conf.cmdline} {append_extra}".strip()]

@@ -71,7 +71,7 @@ def grep_reports(lines):
         for path in (parse.REPORTS_FILE, parse.BENIGN_FILE):
             files.append(os.path.join(d, os.path.basename(path)))
             with open(files[-1], "w") as f:
-                f.write(parse.guest_patterns(path) + "\n")
+                f.write(parse.alternation(path) + "\n")
         found = subprocess.run(GREP + ["-E", "-f", files[0]], input="\n".join(lines) + "\n",
                                capture_output=True, text=True).stdout
         kept = subprocess.run(GREP + ["-v", "-E", "-f", files[1]], input=found,
