@@ -53,6 +53,16 @@ def stop_peers(peers, results):
                             " | ".join(text.splitlines()[-5:])))
 
 
+def reap(proc, flags):
+    """Reap PROC like Popen.poll()/wait(), returning its resource usage
+    (None while it runs with os.WNOHANG)."""
+    pid, status, usage = os.wait4(proc.pid, flags)
+    if pid == 0:
+        return None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage
+
+
 def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
     if conf.mode == "host9p":
         build_wheel(bdir)
@@ -78,9 +88,13 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     timed_out = False
+    usage = None
     os.set_blocking(proc.stdout.fileno(), False)
     buf = b""
-    with open(logpath, "w", errors="replace") as logf:
+    # The console, and beside it each line with the seconds since QEMU
+    # started: where a target's time goes.
+    with open(logpath, "w", errors="replace") as logf, \
+            open(logpath + ".times", "w", errors="replace") as timef:
         while True:
             if time.time() - t0 > timeout:
                 timed_out = True
@@ -97,20 +111,25 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
                     line = raw.decode("utf-8", "replace").rstrip("\r")
                     console.append(line)
                     logf.write(line + "\n")
+                    timef.write(f"{time.time() - t0:8.2f} {line}\n")
                     if parse_result(line):
                         show(f"[{conf.name}] {line.strip()}")
                     elif line.startswith("@@SUITE"):
                         log(f"  [{conf.name}] {line[2:]} "
                             f"({time.time() - t0:.0f} s)")
                 logf.flush()
-            elif proc.poll() is not None:
+            elif (usage := reap(proc, os.WNOHANG)) is not None:
                 break
             else:
                 time.sleep(0.05)
         if buf:
             console.append(buf.decode("utf-8", "replace"))
             logf.write(console[-1] + "\n")
-    proc.wait()
+    if usage is None:
+        usage = reap(proc, 0)
+    # TCG guests are CPU-bound: the CI budget is counted in CPU, not wall.
+    log(f"  [{conf.name}] qemu used {usage.ru_utime + usage.ru_stime:.0f} s of CPU "
+        f"in {time.time() - t0:.0f} s")
     stop_peers(peers, results)
     ended = f"timed out after {timeout} s" if timed_out else \
         f"qemu exit {proc.returncode}"
