@@ -85,6 +85,19 @@ udmem_run() {
 	return "$_ur_rc"
 }
 
+# udmem_of_pdev NODE: print the name of the platform device made from the
+# device-tree node NODE (its full name, unit address included); 1 if none.
+# One `ls` for every device: a readlink each costs a fork, and forks are
+# slow on the debug kernels (the board targets have ~100 devices).
+# shellcheck disable=SC2012 # sysfs device names have no blanks
+udmem_of_pdev() {
+	ls -l /sys/bus/platform/devices/*/of_node 2>/dev/null | awk -v node="$1" '
+		{ n = $NF; sub(/.*\//, "", n) }
+		n == node { d = $(NF - 2); sub(/\/of_node$/, "", d); sub(/.*\//, "", d)
+			    print d; found = 1; exit }
+		END { exit !found }'
+}
+
 # udmem_pci_dev VENDOR DEVICE: print the sysfs path of the first matching PCI device.
 udmem_pci_dev() {
 	for _d in /sys/bus/pci/devices/*; do

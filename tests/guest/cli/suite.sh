@@ -53,11 +53,7 @@ ct_create_additions() {
 	else
 		tap_skip create-keep-contents-no-region "no edu device"
 	fi
-	_kp=""
-	for _d in /sys/bus/platform/devices/*; do
-		_n=$(readlink "$_d/of_node" 2>/dev/null)
-		[ "${_n##*/}" = udmem-t-keep-parent ] && _kp=${_d##*/}
-	done
+	_kp=$(udmem_of_pdev udmem-t-keep-parent)
 	if [ -z "$_kp" ]; then
 		tap_skip create-keep-contents "no device-tree node udmem-t-keep-parent on this target"
 		return

@@ -13,14 +13,7 @@ esac
 
 # ut_pdev NODE: the platform device made from the device-tree node NODE
 ut_pdev() {
-	for _d in /sys/bus/platform/devices/*; do
-		_n=$(readlink "$_d/of_node" 2>/dev/null)
-		if [ "${_n##*/}" = "$1" ]; then
-			echo "${_d##*/}"
-			return 0
-		fi
-	done
-	return 1
+	udmem_of_pdev "$1"
 }
 
 # ut_in_pool NAME DEV OFFSET SIZE: the buffer lies in [RAM + OFFSET, + SIZE)
