@@ -11,11 +11,6 @@ riscv64) UT_RAM=$((0x80000000)) ;;
 *) UT_RAM=$((0x40000000)) ;;
 esac
 
-# ut_pdev NODE: the platform device made from the device-tree node NODE
-ut_pdev() {
-	udmem_of_pdev "$1"
-}
-
 # ut_in_pool NAME DEV OFFSET SIZE: the buffer lies in [RAM + OFFSET, + SIZE)
 ut_in_pool() {
 	_p=$(ut_attr "$2" phys_addr)
@@ -68,7 +63,7 @@ tap_eq dt/device-name-with-minor "16384 201" \
 	"$(ut_attr udmabuf-dt-named size) $(ut_minor udmabuf-dt-named)"
 tap_eq dt/minor-7-free-taken-by-node "16384 7" \
 	"$(ut_attr udmabuf-dt-minor7 size) $(ut_minor udmabuf-dt-minor7)"
-_pd=$(ut_pdev udmabuf-dt-noname)
+_pd=$(udmem_of_pdev udmabuf-dt-noname)
 if [ -z "$_pd" ]; then
 	tap_fail dt/no-name-uses-device-name "no platform device for udmabuf-dt-noname"
 else
@@ -137,7 +132,7 @@ ut_prog quirk-off udmabuf-dt-quirk-off udmabuf-chardev data_
 for n in size0 nosize 4g option7 syncmode0 syncmode4 syncdir3 syncoffset syncrange syncwrap \
 	 mask8 mask65 minor256 region keepcma keepnoregion; do
 	_node=udmabuf-dt-bad-$n
-	_pd=$(ut_pdev $_node)
+	_pd=$(udmem_of_pdev $_node)
 	if [ -z "$_pd" ]; then
 		tap_fail "dt/bad-$n" "no platform device for node $_node"
 		continue
@@ -164,7 +159,7 @@ for n in size0 nosize 4g option7 syncmode0 syncmode4 syncdir3 syncoffset syncran
 done
 
 # ---- unbind / bind (what removing a device-tree overlay does)
-_pd=$(ut_pdev udmabuf-dt-u32)
+_pd=$(udmem_of_pdev udmabuf-dt-u32)
 if [ -z "$_pd" ]; then
 	tap_fail dt/unbind-removes-buffer "no platform device for udmabuf-dt-u32"
 else
@@ -192,14 +187,14 @@ fi
 
 # ---- keep-contents (udmem addition, u-dma-buf issue #55): the buffer is
 # its no-map region and keeps what the memory held; a pool buffer does not
-ut_keep_parent=$(ut_pdev udmem-t-keep-parent)
+ut_keep_parent=$(udmem_of_pdev udmem-t-keep-parent)
 ut_in_pool dt/keep-contents-is-its-region udmabuf-dt-keep 0x17100000 0x00100000
 if udmem_insmod u-dma-buf-mgr; then
 	ut_prog UDMABUF_KEEP_PARENT="$ut_keep_parent" \
 		UDMABUF_KEEP_PARENT_BASE="$(printf 0x%x $((UT_RAM + 0x17200000)))" \
-		UDMABUF_KEEP_PDEV="$(ut_pdev udmabuf-dt-keep)" \
+		UDMABUF_KEEP_PDEV="$(udmem_of_pdev udmabuf-dt-keep)" \
 		UDMABUF_KEEP_BASE="$(printf 0x%x $((UT_RAM + 0x17100000)))" \
-		UDMABUF_POOL_PDEV="$(ut_pdev udmabuf-dt-nomap)" keep - udmabuf-keep
+		UDMABUF_POOL_PDEV="$(udmem_of_pdev udmabuf-dt-nomap)" keep - udmabuf-keep
 	udmem_rmmod u-dma-buf-mgr
 else
 	tap_fail dt/keep-contents-mgr "insmod u-dma-buf-mgr failed"
@@ -224,7 +219,7 @@ if ut_load udmabuf7=0x1000; then
 	else
 		tap_ok dt/minor-7-node-refused
 	fi
-	_pd=$(ut_pdev udmabuf-dt-minor7)
+	_pd=$(udmem_of_pdev udmabuf-dt-minor7)
 	if [ -n "$_pd" ] && ! echo "$_pd" > "$UT_DRV/bind" 2>/dev/null &&
 	   [ ! -e "$UT_CLS/udmabuf-dt-minor7" ]; then
 		tap_ok dt/minor-7-node-refused-on-bind
