@@ -211,8 +211,7 @@ def background_fetch(target):
     """Fetch for later; a failure shows up when the target itself runs."""
     try:
         fetch(load_target(target))
-    except ArchiveMissing as e:
-        NOT_SERVED[target] = e
-        log(f"udmem-qemu: prefetch of {target} failed: {e}")
     except Exception as e:  # noqa: BLE001 - reported again by run_target
+        if isinstance(e, ArchiveMissing):
+            NOT_SERVED[target] = e
         log(f"udmem-qemu: prefetch of {target} failed: {e}")
