@@ -75,6 +75,14 @@ kmemleak_suites_only() {
 # otherwise: every error, each with its WARNING, for the log scans.
 dmaapi=/sys/kernel/debug/dma-api
 [ -w $dmaapi/all_errors ] && echo 1 > $dmaapi/all_errors
+# Processes started since boot: what a suite's shell loops cost under TCG.
+forks_now() {
+    sed -n 's/^processes //p' /proc/stat
+}
+# Idle time of all vCPUs, in hundredths of a second (idle + iowait).
+idle_now() {
+    awk '/^cpu / { print $5 + $6; exit }' /proc/stat
+}
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
 [ -w $kmemleak ] && began=$(jiffies_now)
 # One suite name a line, read on fd 9 (the suites use 3 for themselves).
@@ -82,11 +90,13 @@ while read -r suite <&9; do
     echo "@@SUITE $suite"
     dmesg -c > /dev/null
     start=$(cut -d. -f1 /proc/uptime)
+    forks0=$(forks_now)
+    idle0=$(idle_now)
     ( cd "/udmem/suites/$suite" && UDMEM_SUITE=$suite && export UDMEM_SUITE &&
       . /udmem/lib.sh && . ./suite.sh ) < /dev/null
     rc=$?
     end=$(cut -d. -f1 /proc/uptime)
-    echo "# suite $suite exited $rc after $((end - start)) s"
+    echo "# suite $suite exited $rc after $((end - start)) s, $(($(forks_now) - forks0)) processes, $((($(idle_now) - idle0) / 100)) s idle (all vCPUs)"
     if [ "$rc" != 0 ]; then
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
     fi
