@@ -12,7 +12,7 @@
 #include "udmabuf-test.h"
 
 #define UT_EDU	"/dev/udmem-edu-test"
-#define UT_LEN	8192	/* two device-buffer loads */
+#define UT_LEN	4096	/* two device-buffer loads (the peer moves 2 KiB a transfer) */
 
 #define UT_SRC	ut_env("UDMABUF_SRC", "udmabuf0")
 #define UT_DST	ut_env("UDMABUF_DST", "udmabuf1")
