@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The one kernel bug of a peer driver the guest's log scan sets aside.
+
+vivid's video output thread on 6.1 can pass schedule_timeout() a negative
+timeout (a tick between its check and its computation) and the kernel
+prints a stack dump.  log_reports in init.sh sets aside exactly the lines of
+such a dump whose stack holds vivid_thread_vid_out; the same dump from any
+other thread, and every other report, still count.  The functions are taken
+from init.sh and run by busybox sh, as in the guest.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+QDIR = os.path.join(HERE, "..", "..", "qemu", "udmemqemu")
+
+
+def dump(thread_fn):
+    return ("[   28.024407] schedule_timeout: wrong timeout value ffffffffffffffff\n"
+            "[   28.025348] CPU: 1 PID: 499 Comm: vivid-000-vid-o Tainted: G OE 6.1.0-56-amd64\n"
+            "[   28.025630] Call Trace:\n"
+            "[   28.026624]  <TASK>\n"
+            "[   28.026815]  dump_stack_lvl+0x44/0x5c\n"
+            "[   28.027171]  schedule_timeout+0x138/0x150\n"
+            f"[   28.027230]  {thread_fn}+0x6bc/0x750 [vivid]\n"
+            "[   28.027499]  kthread+0xda/0x100\n"
+            "[   28.027628]  </TASK>\n")
+
+
+WARN = ("[   30.000000] WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:1 foo\n"
+        "[   30.000100] Call Trace:\n")
+
+# (name, log, report lines wanted: their numbers)
+CASES = [
+    ("vivid-dump-set-aside", dump("vivid_thread_vid_out"), []),
+    ("other-thread-dump-counts", dump("some_other_thread"), ["3"]),
+    ("real-warning-after-vivid-dump-counts", dump("vivid_thread_vid_out") + WARN, ["10", "11"]),
+    ("real-warning-before-vivid-dump-counts", WARN + dump("vivid_thread_vid_out"), ["1", "2"]),
+]
+
+
+def main():
+    with open(os.path.join(QDIR, "init.sh")) as f:
+        text = f.read()
+    funcs = ""
+    for name in ("log_reports", "vivid_timeout_lines"):
+        m = re.search(rf"^{name}\(\) \{{\n.*?^\}}\n", text, re.M | re.S)
+        funcs += m.group(0)
+    shell = [shutil.which("busybox"), "sh"] if shutil.which("busybox") else ["sh"]
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for ere in ("kernel-reports.ere", "kernel-reports-benign.ere"):
+            with open(os.path.join(QDIR, ere)) as src, open(os.path.join(tmp, ere), "w") as dst:
+                dst.writelines(line for line in src if line.strip() and not line.startswith("#"))
+        script = funcs.replace("/udmem/", tmp + "/").replace("/tmp/dmesg.scan",
+                                                             tmp + "/dmesg.scan")
+        for name, log, want in CASES:
+            with open(os.path.join(tmp, "log"), "w") as f:
+                f.write(log)
+            out = subprocess.run(shell + ["-c", f'dmesg() {{ cat "{tmp}/log"; }}\n{script}\n'
+                                          "log_reports"],
+                                 capture_output=True, text=True).stdout
+            got = [line.split(":", 1)[0] for line in out.splitlines()]
+            if got == want:
+                print(f"ok - harness/{name}")
+            else:
+                print(f"not ok - harness/{name} # report lines {got}, want {want}")
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
