@@ -38,17 +38,20 @@ log_reports() {
             BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] }
             !($1 in skip)'
 }
-# vivid_timeout_lines LOG: the line numbers of each stack dump that vivid's
-# video output thread causes itself, a bug of vivid's, not ours: on 6.1
-# vivid_thread_vid_out() checks that cur_jiffies + wait_jiffies is still
-# ahead, then waits cur_jiffies + wait_jiffies - jiffies, which is negative
-# when a tick lands in between (a TCG vCPU the host preempted there), and
-# schedule_timeout() prints "wrong timeout value" with a stack dump.  Only
-# a dump whose stack holds vivid_thread_vid_out is set aside.
+# vivid_timeout_lines LOG: the line numbers of each stack dump that one of
+# vivid's streaming threads causes itself, a bug of vivid's, not ours: 6.1's
+# stable backport of "don't call schedule in loop" checks in each thread
+# (vid_cap, vid_out, touch_cap, sdr_cap) that cur_jiffies + wait_jiffies is
+# still ahead, then waits cur_jiffies + wait_jiffies - jiffies, which is
+# negative when a tick lands in between (a TCG vCPU the host preempted
+# there), and schedule_timeout() prints "wrong timeout value" with a stack
+# dump.  Only a dump whose stack holds one of those four threads is set
+# aside, up to its </TASK> (x86) or its ret_from_fork (the other arches).
 vivid_timeout_lines() {
-    awk '/schedule_timeout: wrong timeout value/ { n = 0; start = NR; inside = 1 }
-         inside { n++; if (/vivid_thread_vid_out/) vivid = 1 }
-         inside && (/<\/TASK>/ || n > 40) {
+    awk '/schedule_timeout: wrong timeout value/ { n = 0; start = NR; inside = 1; task = 0 }
+         inside { n++; if (/vivid_thread_(vid_cap|vid_out|touch_cap|sdr_cap)\+/) vivid = 1
+                  if (/<TASK>/) task = 1 }
+         inside && (/<\/TASK>/ || (!task && /ret_from_fork/) || n > 40) {
              if (vivid) for (i = start; i <= NR; i++) print i
              inside = 0; vivid = 0 }' "$1"
 }

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """The one kernel bug of a peer driver the guest's log scan sets aside.
 
-vivid's video output thread on 6.1 can pass schedule_timeout() a negative
-timeout (a tick between its check and its computation) and the kernel
-prints a stack dump.  log_reports in init.sh sets aside exactly the lines of
-such a dump whose stack holds vivid_thread_vid_out; the same dump from any
-other thread, and every other report, still count.  The functions are taken
-from init.sh and run by busybox sh, as in the guest.
+vivid's streaming threads on 6.1 (video capture and output, touch and SDR
+capture) can pass schedule_timeout() a negative timeout (a tick between
+their check and their computation) and the kernel prints a stack dump.
+log_reports in init.sh sets aside exactly the lines of such a dump whose
+stack holds one of those threads, up to its </TASK> on x86 or its
+ret_from_fork elsewhere; the same dump from any other function, and every
+other report, still count.  The functions are taken from init.sh and run by
+busybox sh, as in the guest.
 """
 import os
 import re
@@ -31,13 +33,31 @@ def dump(thread_fn):
             "[   28.027628]  </TASK>\n")
 
 
+def dump_arm64(thread_fn):
+    return ("[   28.024407] schedule_timeout: wrong timeout value ffffffffffffffff\n"
+            "[   28.025348] CPU: 1 PID: 499 Comm: vivid-000-vid-c Tainted: G OE 6.1.0-56-arm64\n"
+            "[   28.025630] Call trace:\n"
+            "[   28.026624]  dump_backtrace+0xe4/0x140\n"
+            "[   28.027171]  schedule_timeout+0x148/0x150\n"
+            f"[   28.027230]  {thread_fn}+0x5a4/0x600 [vivid]\n"
+            "[   28.027499]  kthread+0x108/0x10c\n"
+            "[   28.027628]  ret_from_fork+0x10/0x20\n")
+
+
 WARN = ("[   30.000000] WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:1 foo\n"
         "[   30.000100] Call Trace:\n")
 
 # (name, log, report lines wanted: their numbers)
 CASES = [
-    ("vivid-dump-set-aside", dump("vivid_thread_vid_out"), []),
+    ("vivid-vid-out-dump-set-aside", dump("vivid_thread_vid_out"), []),
+    ("vivid-vid-cap-dump-set-aside", dump("vivid_thread_vid_cap"), []),
+    ("vivid-touch-cap-dump-set-aside", dump("vivid_thread_touch_cap"), []),
+    ("vivid-sdr-cap-dump-set-aside", dump("vivid_thread_sdr_cap"), []),
+    ("vivid-arm64-dump-set-aside", dump_arm64("vivid_thread_vid_cap"), []),
     ("other-thread-dump-counts", dump("some_other_thread"), ["3"]),
+    ("other-vivid-function-dump-counts", dump("vivid_thread_vid_cap_tick"), ["3"]),
+    ("real-warning-after-arm64-vivid-dump-counts", dump_arm64("vivid_thread_vid_cap") + WARN,
+     ["9", "10"]),
     ("real-warning-after-vivid-dump-counts", dump("vivid_thread_vid_out") + WARN, ["10", "11"]),
     ("real-warning-before-vivid-dump-counts", WARN + dump("vivid_thread_vid_out"), ["1", "2"]),
 ]
