@@ -9,7 +9,7 @@ import subprocess
 
 from . import boards, pyroot
 from .config import QEMU_DIR, TOP
-from .parse import BENIGN_FILE, REPORTS_FILE, alternation
+from .parse import BENIGN_FILE, PEER_FILE, REPORTS_FILE, alternation
 from .pyroot import guest_top
 from .qemu import qemu_cmd
 from .util import run
@@ -72,6 +72,7 @@ def make_initramfs(conf, state, bdir, suites):
     for path in (REPORTS_FILE, BENIGN_FILE):
         with open(os.path.join(stage, "udmem", os.path.basename(path)), "w") as f:
             f.write(alternation(path) + "\n")
+    shutil.copy(PEER_FILE, os.path.join(stage, "udmem", os.path.basename(PEER_FILE)))
     for s in suites:
         shutil.copytree(os.path.join(TOP, "tests", "guest", s),
                         os.path.join(stage, "udmem", "suites", s),

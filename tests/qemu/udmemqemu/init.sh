@@ -29,31 +29,30 @@ if [ -f /udmem/host9p-modules/order ]; then
     for d in proc sys dev run; do mount --bind "/$d" "/host/$d"; done
 fi
 # Kernel reports in the log: lines matching /udmem/kernel-reports.ere (from
-# tests/qemu/udmemqemu, as is the list of benign lines), numbered by grep -n.
+# tests/qemu/udmemqemu, as are the list of benign lines and that of other
+# drivers' known stack dumps), numbered by grep -n.
 log_reports() {
     dmesg > /tmp/dmesg.scan
     grep -n -E -f /udmem/kernel-reports.ere /tmp/dmesg.scan |
         grep -v -E -f /udmem/kernel-reports-benign.ere |
-        awk -F: -v known="$(vivid_timeout_lines /tmp/dmesg.scan | tr '\n' ' ')" '
+        awk -F: -v known="$(peer_bug_lines /tmp/dmesg.scan | tr '\n' ' ')" '
             BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] }
             !($1 in skip)'
 }
-# vivid_timeout_lines LOG: the line numbers of each stack dump that one of
-# vivid's streaming threads causes itself, a bug of vivid's, not ours: 6.1's
-# stable backport of "don't call schedule in loop" checks in each thread
-# (vid_cap, vid_out, touch_cap, sdr_cap) that cur_jiffies + wait_jiffies is
-# still ahead, then waits cur_jiffies + wait_jiffies - jiffies, which is
-# negative when a tick lands in between (a TCG vCPU the host preempted
-# there), and schedule_timeout() prints "wrong timeout value" with a stack
-# dump.  Only a dump whose stack holds one of those four threads is set
-# aside, up to its </TASK> (x86) or its ret_from_fork (the other arches).
-vivid_timeout_lines() {
-    awk '/schedule_timeout: wrong timeout value/ { n = 0; start = NR; inside = 1; task = 0 }
-         inside { n++; if (/vivid_thread_(vid_cap|vid_out|touch_cap|sdr_cap)\+/) vivid = 1
-                  if (/<TASK>/) task = 1 }
-         inside && (/<\/TASK>/ || (!task && /ret_from_fork/) || n > 40) {
-             if (vivid) for (i = start; i <= NR; i++) print i
-             inside = 0; vivid = 0 }' "$1"
+# peer_bug_lines LOG: the line numbers of each stack dump that
+# /udmem/kernel-reports-peer.tsv lists (a bug of another driver's, not ours;
+# the file says which and how a dump is told), as parse.py finds them on the
+# host's console.
+peer_bug_lines() {
+    awk -F'\t' 'FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF == 2) { start[++k] = $1; stack[k] = $2 }
+                                      next }
+        !inside { for (i = 1; i <= k; i++) if ($0 ~ start[i]) {
+                      inside = i; first = FNR; n = 0; task = 0; hit = 0; break } }
+        inside { n++; if ($0 ~ stack[inside]) hit = 1
+                 if (/<TASK>/) task = 1
+                 if (/<\/TASK>/ || (!task && /ret_from_fork/) || n > 40) {
+                     if (hit) for (j = first; j <= FNR; j++) print j
+                     inside = 0 } }' /udmem/kernel-reports-peer.tsv "$1"
 }
 # kmemleak (the debug kernel): report only objects that stay unreferenced
 # over two scans (a scan skips objects younger than 5 s); each `scan` write

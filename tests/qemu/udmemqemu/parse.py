@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # that are no report; the files say more.
 REPORTS_FILE = os.path.join(HERE, "kernel-reports.ere")
 BENIGN_FILE = os.path.join(HERE, "kernel-reports-benign.ere")
+# Other drivers' known stack dumps, set aside by both scans.
+PEER_FILE = os.path.join(HERE, "kernel-reports-peer.tsv")
 
 
 def read_patterns(path: str) -> list[str]:
@@ -46,6 +48,41 @@ KERNEL_BENIGN_RE = re.compile(alternation(BENIGN_FILE))
 def kernel_report(line: str) -> bool:
     """Whether a kernel log line is (part of) a report that fails a run."""
     return bool(KERNEL_BAD_RE.search(line)) and not KERNEL_BENIGN_RE.search(line)
+
+
+def read_peer_bugs(path: str = PEER_FILE) -> list[tuple[re.Pattern, re.Pattern]]:
+    """(first line, stack line) patterns of each dump kernel-reports-peer.tsv
+    lists."""
+    with open(path) as f:
+        return [tuple(re.compile(p) for p in line.rstrip("\n").split("\t"))
+                for line in f if not line.startswith("#") and line.count("\t") == 1]
+
+
+PEER_BUGS = read_peer_bugs()
+
+
+def peer_bug_lines(lines: list[str], bugs=None) -> set[int]:
+    """Indexes of the lines of each stack dump kernel-reports-peer.tsv lists:
+    from a line its first pattern matches to the dump's </TASK>, or its
+    ret_from_fork when the stack has no <TASK> bracket, at most 40 lines, if
+    a line of it matches the second pattern.  init.sh's peer_bug_lines does
+    the same in the guest."""
+    bugs = PEER_BUGS if bugs is None else bugs
+    aside, inside = set(), None
+    for i, line in enumerate(lines):
+        if inside is None:
+            inside = next((b for b in bugs if b[0].search(line)), None)
+            if inside is None:
+                continue
+            first, n, task, hit = i, 0, False, False
+        n += 1
+        hit = hit or bool(inside[1].search(line))
+        task = task or "<TASK>" in line
+        if "</TASK>" in line or (not task and "ret_from_fork" in line) or n > 40:
+            if hit:
+                aside.update(range(first, i + 1))
+            inside = None
+    return aside
 
 
 def parse_result(line, suite=None):
@@ -91,7 +128,8 @@ def parse_console(console, ended):
             seen_end = True
     if seen_end:
         suite_done()
-    bad = [n for n, line in enumerate(console) if kernel_report(line) and
+    aside = peer_bug_lines(console)
+    bad = [n for n, line in enumerate(console) if kernel_report(line) and n not in aside and
            not parse_result(line) and not line.startswith("#")]
     tail = "\n".join("#   " + line for line in console[-40:])
     if bad:
