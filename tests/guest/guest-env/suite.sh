@@ -28,7 +28,8 @@ fi
 udmem_run guest-env-check
 
 # The harness's own self-test (udmem-qemu selftest) breaks a guest on purpose
-# to prove that a failed check, a kernel crash and a hang are all caught.
+# to prove that a failed check, a kernel crash and a hang are all caught, and
+# that a known peer-driver stack dump (kernel-reports-peer.tsv) is not.
 case "$(cat /proc/cmdline)" in
 *udmem.selftest=assert*)
 	udmem_run guest-env-check manual_must_fail ;;
@@ -38,4 +39,19 @@ case "$(cat /proc/cmdline)" in
 	echo c > /proc/sysrq-trigger ;;
 *udmem.selftest=hang*)
 	sleep 100000 ;;
+*udmem.selftest=peerdump*)
+	# vivid's known stack dump (kernel-reports-peer.tsv): both scans must
+	# set it aside, and this guest pass.  At KERN_ERR, so that the console
+	# shows it whatever the target's loglevel and the host's scan sees it too.
+	for line in "<3>schedule_timeout: wrong timeout value ffffffffffffffff" \
+		"<3>Call Trace:" "<3> <TASK>" "<3> schedule_timeout+0x138/0x150" \
+		"<3> vivid_thread_vid_cap+0x6bc/0x750 [vivid]" "<3> kthread+0xda/0x100" \
+		"<3> </TASK>"; do
+		echo "$line" > /dev/kmsg
+	done
+	if dmesg | grep -q 'Call Trace:' && dmesg | grep -q 'vivid_thread_vid_cap+0x6bc'; then
+		tap_ok selftest-peer-dump-logged
+	else
+		tap_fail selftest-peer-dump-logged "the dump written to /dev/kmsg is not in dmesg"
+	fi ;;
 esac
