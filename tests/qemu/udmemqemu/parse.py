@@ -61,17 +61,16 @@ def read_peer_bugs(path: str = PEER_FILE) -> list[tuple[re.Pattern, re.Pattern]]
 PEER_BUGS = read_peer_bugs()
 
 
-def peer_bug_lines(lines: list[str], bugs=None) -> set[int]:
+def peer_bug_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines of each stack dump kernel-reports-peer.tsv lists:
     from a line its first pattern matches to the dump's </TASK>, or its
     ret_from_fork when the stack has no <TASK> bracket, at most 40 lines, if
     a line of it matches the second pattern.  init.sh's peer_bug_lines does
     the same in the guest."""
-    bugs = PEER_BUGS if bugs is None else bugs
     aside, inside = set(), None
     for i, line in enumerate(lines):
         if inside is None:
-            inside = next((b for b in bugs if b[0].search(line)), None)
+            inside = next((b for b in PEER_BUGS if b[0].search(line)), None)
             if inside is None:
                 continue
             first, n, task, hit = i, 0, False, False

@@ -22,7 +22,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 QDIR = os.path.join(HERE, "..", "..", "qemu", "udmemqemu")
 sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
-from udmemqemu.parse import kernel_report, peer_bug_lines  # noqa: E402
+from udmemqemu import parse  # noqa: E402
 
 
 def dump(thread_fn):
@@ -85,11 +85,11 @@ def main():
             for applet in ("awk", "grep", "tr", "cat"):
                 os.symlink(shutil.which("busybox"), os.path.join(tmp, "bin", applet))
             env["PATH"] = os.path.join(tmp, "bin") + os.pathsep + env["PATH"]
-        for ere in ("kernel-reports.ere", "kernel-reports-benign.ere"):
-            with open(os.path.join(QDIR, ere)) as src, open(os.path.join(tmp, ere), "w") as dst:
-                dst.writelines(line for line in src if line.strip() and not line.startswith("#"))
-        script = funcs.replace("/udmem/", tmp + "/").replace("/tmp/dmesg.scan",
-                                                             tmp + "/dmesg.scan")
+        # The pattern files as the initramfs holds them (image.py).
+        for path in (parse.REPORTS_FILE, parse.BENIGN_FILE):
+            with open(os.path.join(tmp, os.path.basename(path)), "w") as f:
+                f.write(parse.alternation(path) + "\n")
+        script = funcs.replace("/udmem/", tmp + "/").replace("/tmp/dmesg.", tmp + "/dmesg.")
         for name, log, want in CASES:
             with open(os.path.join(tmp, "log"), "w") as f:
                 f.write(log)
@@ -103,9 +103,9 @@ def main():
                 print(f"not ok - harness/{name} # report lines {got}, want {want}")
                 failed += 1
             lines = log.splitlines()
-            aside = peer_bug_lines(lines)
+            aside = parse.peer_bug_lines(lines)
             host = [str(n + 1) for n, line in enumerate(lines)
-                    if kernel_report(line) and n not in aside]
+                    if parse.kernel_report(line) and n not in aside]
             if host == want:
                 print(f"ok - harness/host-{name}")
             else:
