@@ -126,7 +126,9 @@ _PYTHON_ROOT_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr
                       "usr/lib/python3/dist-packages/pip", "usr/lib/python3/dist-packages/_pytest",
                       "usr/lib/python3/dist-packages/setuptools",
                       "usr/lib/python3/dist-packages/pkg_resources",
-                      "usr/lib/python3/dist-packages/numpy/*/tests", "usr/lib/python3.*/test")
+                      "usr/lib/python3/dist-packages/numpy/*/tests", "usr/lib/python3.*/test",
+                      # byte code (pyroot.py): 43 MB unpacked, for one short script
+                      "*/__pycache__")
 
 
 def _prepend_python_root(conf, bdir, out):

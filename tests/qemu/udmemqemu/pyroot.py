@@ -27,7 +27,7 @@ PACKAGES = ("python3", "python3-numpy", "python3-pytest", "kmod",
 # Where the guest mounts the repository (mount tag `udmemtop`) inside the root.
 GUEST_TOP = "/udmem-top"
 # Bump when the recipe below changes, so cached roots are remade.
-RECIPE = "1"
+RECIPE = "2"
 
 
 def root_path(conf):
@@ -75,9 +75,35 @@ def ensure_root(conf):
             os.symlink("dash", os.path.join(tmp, "bin", "sh"))
         for d in ("proc", "sys", "dev", "run", "tmp", GUEST_TOP.lstrip("/")):
             os.makedirs(os.path.join(tmp, d), exist_ok=True)
+        _precompile(conf, tmp)
         open(os.path.join(tmp, ".udmem-complete"), "w").close()
         os.rename(tmp, root)
     return root
+
+
+def _precompile(conf, root):
+    """Write the byte code that python3's postinst (py3compile) would have.
+
+    The guest mounts the root read-only, so without it every Python process
+    in the guest compiles each module it imports from source, under TCG: the
+    stdlib, numpy, pytest and pip, again for every test that starts Python.
+    The host compiles for the guest when its /usr/bin/python3 is the root's
+    version (byte code depends on the version, not on the CPU); a root of
+    another version (sid) is left as it is."""
+    host = subprocess.run(["/usr/bin/python3", "-c",
+                           "import sys; print('python%d.%d' % sys.version_info[:2])"],
+                          capture_output=True, text=True).stdout.strip()
+    stdlib = os.path.join(root, "usr", "lib", host)
+    if not host or not os.path.isfile(os.path.join(stdlib, "os.py")):
+        log(f"udmem-qemu: {conf.name}: the root's Python is not the host's {host or 'python3'}: "
+            "its modules stay uncompiled")
+        return
+    # -s/-p: the byte code names the files by the guest's paths.  A few files
+    # the packages ship do not compile (py3compile skips them too): no check.
+    subprocess.run(["/usr/bin/python3", "-m", "compileall", "-q", "-q", "-j", "0",
+                    "-s", root, "-p", "/", stdlib,
+                    os.path.join(root, "usr", "lib", "python3", "dist-packages")],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def build_wheel(bdir):
