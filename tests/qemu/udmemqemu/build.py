@@ -2,6 +2,7 @@
 """Build the modules and the static guest programs for one target."""
 
 import concurrent.futures
+import contextlib
 import functools
 import glob
 import hashlib
@@ -56,23 +57,35 @@ def build(conf, state, results):
         root = buildroot.ensure(conf.build_root)
         binds = [bdir, os.path.join(CACHE, "kernels", conf.kernel_key)]
         steps = [(name, buildroot.wrap(root, cmd, binds)) for name, cmd in steps]
-    for name, cmd in steps:
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        out = p.stdout + p.stderr
-        warnings = [line for line in out.splitlines() if "warning:" in line]
-        if p.returncode != 0:
-            results.append(("not ok", f"build/{name}", "make failed: " +
-                            " | ".join(line for line in out.splitlines()
-                                       if "error" in line.lower())[-600:]))
-            print(out[-3000:])
-        elif warnings:
-            results.append(("not ok", f"build/{name}-warnings",
-                            " | ".join(warnings)[:600]))
+    with _module_cache(conf, state, [name for name, _ in steps], margs) as cached:
+        if cached.kos:
+            for ko in cached.kos:
+                shutil.copy(ko, mods)
+            results += [("ok", f"build/{name}", "") for name, _ in steps]
         else:
-            results.append(("ok", f"build/{name}", ""))
-    for ko in glob.glob(os.path.join(src, "kernel", "**", "*.ko"), recursive=True) + \
-            glob.glob(os.path.join(src, "tests", "kmod", "*.ko")):
-        shutil.copy(ko, mods)
+            ok = True
+            for name, cmd in steps:
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                out = p.stdout + p.stderr
+                warnings = [line for line in out.splitlines() if "warning:" in line]
+                if p.returncode != 0:
+                    results.append(("not ok", f"build/{name}", "make failed: " +
+                                    " | ".join(line for line in out.splitlines()
+                                               if "error" in line.lower())[-600:]))
+                    print(out[-3000:])
+                elif warnings:
+                    results.append(("not ok", f"build/{name}-warnings",
+                                    " | ".join(warnings)[:600]))
+                else:
+                    results.append(("ok", f"build/{name}", ""))
+                    continue
+                ok = False
+            kos = glob.glob(os.path.join(src, "kernel", "**", "*.ko"), recursive=True) + \
+                glob.glob(os.path.join(src, "tests", "kmod", "*.ko"))
+            for ko in kos:
+                shutil.copy(ko, mods)
+            if ok:
+                cached.store(kos)
     if conf.board:
         boards.build_drivers(conf, state, margs, mods, results)
 
@@ -154,6 +167,60 @@ def build(conf, state, results):
             else:
                 results.append(("ok", f"build/prog-{name}", ""))
     return bdir
+
+
+# ----------------------------------------------------------------- module cache
+
+# Targets that boot one kernel with other QEMU options (arm64, arm64-python,
+# arm64-iommu and zcu102; x86_64, x86_64-python and x86_64-iommu; ...) build
+# the same modules from the same headers with the same flags.  The first
+# target's modules are kept in build/module-cache/<key>/ and copied by the
+# others; the key covers every source and Makefile of kernel/, include/ and
+# tests/kmod/, the kernel's headers and version, the make arguments and the
+# steps, so any difference builds anew.  Only a build without a failure or a
+# warning is kept: a target that would fail builds, and fails, itself.
+_MODULE_SOURCES = ("kernel", "include", "tests/kmod")
+_module_locks = {}
+
+
+@functools.cache
+def _module_digest():
+    h = hashlib.sha256()
+    for top in _MODULE_SOURCES:
+        for path in sorted(glob.glob(os.path.join(TOP, top, "**", "*"), recursive=True)):
+            if os.path.isfile(path) and not re.search(r"\.(o|ko|mod|mod\.c|a|cmd)$", path):
+                h.update(os.path.relpath(path, TOP).encode() + b"\0")
+                with open(path, "rb") as f:
+                    h.update(f.read() + b"\0")
+    return h.hexdigest()
+
+
+class _CachedModules:
+    def __init__(self, folder):
+        self.folder = folder
+        self.kos = sorted(glob.glob(os.path.join(folder, "*.ko"))) \
+            if os.path.exists(os.path.join(folder, "complete")) else []
+
+    def store(self, kos):
+        shutil.rmtree(self.folder, ignore_errors=True)
+        os.makedirs(self.folder)
+        for ko in kos:
+            shutil.copy(ko, self.folder)
+        open(os.path.join(self.folder, "complete"), "w").close()
+
+
+@contextlib.contextmanager
+def _module_cache(conf, state, steps, margs):
+    """The cached modules of this kernel, sources and flags (none yet: build
+    them, then store()); targets with the same key wait for each other."""
+    h = hashlib.sha256(_module_digest().encode())
+    h.update("\0".join([state["kernel_src"], state.get("kver", ""), conf.build_root or ""] +
+                       list(margs) + list(steps)).encode())
+    key = h.hexdigest()[:16]
+    with _prog_lock:
+        lock = _module_locks.setdefault(key, threading.Lock())
+    with lock:
+        yield _CachedModules(os.path.join(BUILD, "module-cache", key))
 
 
 # ---------------------------------------------------------------- program cache
