@@ -158,8 +158,48 @@ class ArchiveMissing(RuntimeError):
     (404): not ours to fix, like an index that fails verification."""
 
 
+def _locate(env, specs):
+    """{spec: (urls, Filename, SHA256, architecture)} of name[:arch]=version
+    SPECS, from apt-cache's binary cache: the archive URLs that carry the
+    version (madison) and the file's record (show)."""
+    urls = {}
+    out = run(APT_CACHE + ["madison"] + sorted({s.partition("=")[0] for s in specs}),
+              env=env, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3 and parts[2].split():
+            key = (parts[0].partition(":")[0], parts[1])
+            url = parts[2].split()[0]
+            if url not in urls.setdefault(key, []):
+                urls[key].append(url)
+    records = run(APT_CACHE + ["show"] + list(specs), env=env, capture_output=True,
+                  text=True).stdout.split("\n\n")
+    found = {}
+    for spec in specs:
+        name, _, ver = spec.partition("=")
+        base, _, arch = name.partition(":")
+        for rec in records:
+            f = dict(line.split(": ", 1) for line in rec.splitlines()
+                     if ": " in line and not line.startswith(" "))
+            if f.get("Package") == base and f.get("Version") == ver and \
+                    (not arch or f.get("Architecture") in (arch, "all")) and \
+                    (base, ver) in urls and "Filename" in f and "SHA256" in f:
+                found[spec] = (urls[(base, ver)], f["Filename"], f["SHA256"],
+                               f["Architecture"])
+                break
+        else:
+            raise RuntimeError(f"apt-cache knows no {spec}")
+    return found
+
+
 def download(env, specs):
-    """apt-get download pkg=version into the shared deb cache; return paths."""
+    """Download pkg=version files into the shared deb cache; return paths.
+
+    Not `apt-get download`: on this host's lists (eight suites, four
+    architectures) each call builds apt's dependency cache again, 8 s of CPU,
+    once per target of a cold run.  apt-cache finds the file and its hash in
+    its binary cache (0.1 s) and apt-helper fetches and checks it with apt's
+    own configuration (proxies, retries)."""
     debs = os.path.join(CACHE, "debs")
     os.makedirs(debs, exist_ok=True)
     paths, missing = [], []
@@ -167,27 +207,40 @@ def download(env, specs):
         name, _, ver = spec.partition("=")
         base, _, arch = name.partition(":")
         qver = ver.replace(":", "%3a")
+        # apt-get download's names, which the cache already holds.
         pattern = os.path.join(debs, f"{base}_{qver}_{arch or '*'}.deb")
         found = glob.glob(pattern)
         if found:
             paths.append(found[0])
         else:
-            missing.append((spec, pattern))
-    if missing:
-        log("udmem-qemu: downloading " + " ".join(s for s, _ in missing))
-        r = run(["apt-get", "-q", "download"] + [s for s, _ in missing], env=env,
-                cwd=debs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                check=False)
-        if r.returncode != 0:
-            log(r.stderr.strip())
-            gone = [line for line in r.stderr.splitlines()
-                    if line.startswith("E: Failed to fetch") and " 404 " in line]
-            if gone:
+            missing.append(spec)
+    if not missing:
+        return paths
+    log("udmem-qemu: downloading " + " ".join(missing))
+    where = _locate(env, missing)
+    for spec in missing:
+        urls, filename, sha256, arch = where[spec]
+        name, _, ver = spec.partition("=")
+        dest = os.path.join(debs, f"{name.partition(':')[0]}_{ver.replace(':', '%3a')}_"
+                                  f"{arch}.deb")
+        tmp = f"{dest}.{os.getpid()}.{threading.get_ident()}.part"
+        errors = []
+        for url in urls:
+            r = run(["/usr/lib/apt/apt-helper", "download-file", f"{url}/{filename}", tmp,
+                     "SHA256:" + sha256], env=env, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE, text=True, check=False)
+            if r.returncode == 0 and os.path.exists(tmp):
+                os.replace(tmp, dest)
+                break
+            errors += [line for line in r.stderr.splitlines() if line.startswith("E:")] or \
+                [f"E: Failed to fetch {url}/{filename}: apt-helper exit {r.returncode}"]
+        else:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            log("\n".join(errors))
+            gone = [line for line in errors if " 404 " in line]
+            if len(gone) == len(urls):
                 raise ArchiveMissing(gone[0])
-            raise RuntimeError("apt-get download failed: " + r.stderr.strip()[-300:])
-        for spec, pattern in missing:
-            found = glob.glob(pattern)
-            if not found:
-                raise RuntimeError(f"download of {spec} left no {pattern}")
-            paths.append(found[0])
+            raise RuntimeError(f"download of {spec} failed: " + " | ".join(errors)[-300:])
+        paths.append(dest)
     return paths
