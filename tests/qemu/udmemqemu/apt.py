@@ -167,11 +167,11 @@ def _locate(env, specs):
               env=env, capture_output=True, text=True).stdout
     for line in out.splitlines():
         parts = [p.strip() for p in line.split("|")]
-        if len(parts) == 3 and parts[2].split():
-            key = (parts[0].partition(":")[0], parts[1])
-            url = parts[2].split()[0]
-            if url not in urls.setdefault(key, []):
-                urls[key].append(url)
+        # "pkg[:arch] | version | URL suite/component arch Packages"
+        where = parts[2].split() if len(parts) == 3 else []
+        if len(where) >= 3:
+            urls.setdefault((parts[0].partition(":")[0], parts[1]), []).append(
+                (where[0], where[2]))
     records = run(APT_CACHE + ["show"] + list(specs), env=env, capture_output=True,
                   text=True).stdout.split("\n\n")
     found = {}
@@ -183,10 +183,14 @@ def _locate(env, specs):
                      if ": " in line and not line.startswith(" "))
             if f.get("Package") == base and f.get("Version") == ver and \
                     (not arch or f.get("Architecture") in (arch, "all")) and \
-                    (base, ver) in urls and "Filename" in f and "SHA256" in f:
-                found[spec] = (urls[(base, ver)], f["Filename"], f["SHA256"],
-                               f["Architecture"])
-                break
+                    "Filename" in f and "SHA256" in f:
+                # An index of the file's architecture (any, for "all").
+                where = [u for u, a in urls.get((base, ver), [])
+                         if f["Architecture"] in ("all", a)]
+                if where:
+                    found[spec] = (list(dict.fromkeys(where)), f["Filename"], f["SHA256"],
+                                   f["Architecture"])
+                    break
         else:
             raise RuntimeError(f"apt-cache knows no {spec}")
     return found
