@@ -183,16 +183,23 @@ _MODULE_SOURCES = ("kernel", "include", "tests/kmod")
 _module_locks = {}
 
 
-@functools.cache
-def _module_digest():
+def _tree_digest(tops, pattern):
+    """The names and contents of the files matching PATTERN under TOPS (build
+    products a developer left in the tree excluded)."""
     h = hashlib.sha256()
-    for top in _MODULE_SOURCES:
-        for path in sorted(glob.glob(os.path.join(TOP, top, "**", "*"), recursive=True)):
+    for top in tops:
+        for path in sorted(glob.glob(os.path.join(TOP, top, "**", pattern), recursive=True)):
             if os.path.isfile(path) and not re.search(r"\.(o|ko|mod|mod\.c|a|cmd)$", path):
                 h.update(os.path.relpath(path, TOP).encode() + b"\0")
                 with open(path, "rb") as f:
                     h.update(f.read() + b"\0")
     return h.hexdigest()
+
+
+@functools.cache
+def _module_digest():
+    """Every file the modules build from, hashed once a run."""
+    return _tree_digest(_MODULE_SOURCES, "*")
 
 
 class _CachedModules:
@@ -240,13 +247,7 @@ _lib_locks = {}
 @functools.cache
 def _sources_digest():
     """Every user-space source the programs compile from, hashed once a run."""
-    h = hashlib.sha256()
-    for top in _PROG_SOURCES:
-        for path in sorted(glob.glob(os.path.join(TOP, top, "**", "*.[ch]"), recursive=True)):
-            h.update(os.path.relpath(path, TOP).encode() + b"\0")
-            with open(path, "rb") as f:
-                h.update(f.read() + b"\0")
-    return h.hexdigest()
+    return _tree_digest(_PROG_SOURCES, "*.[ch]")
 
 
 def _prog_cache(compiler, cflags):

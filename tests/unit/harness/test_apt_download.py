@@ -17,6 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
 
+from tap import Tap  # noqa: E402
 from udmemqemu import apt  # noqa: E402
 
 MIRROR = "http://deb.example/debian"
@@ -70,12 +71,8 @@ class FakeApt:
 
 
 def main():
-    failed = 0
-
-    def check(name, ok, why):
-        nonlocal failed
-        print(f"ok - harness/{name}" if ok else f"not ok - harness/{name} # {why}")
-        failed += not ok
+    tap = Tap()
+    check = tap.check
 
     def attempt(fake, specs):
         apt.run = fake
@@ -132,7 +129,7 @@ def main():
         paths, err = attempt(fake, ["busybox-static:arm64=9.9"])
         check("apt-download-unknown-version-named", isinstance(err, RuntimeError) and
               "busybox-static:arm64=9.9" in str(err) and not fake.fetched, f"{err!r}")
-    return 1 if failed else 0
+    return tap.status()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
 
+from tap import Tap  # noqa: E402
 from udmemqemu import cli  # noqa: E402
 from udmemqemu.apt import ArchiveMissing  # noqa: E402
 
@@ -22,12 +23,8 @@ TARGETS = ["arm64", "arm64-6.1-deb11", "x86_64"]
 
 
 def main():
-    failed = 0
-
-    def check(name, ok, why):
-        nonlocal failed
-        print(f"ok - harness/{name}" if ok else f"not ok - harness/{name} # {why}")
-        failed += not ok
+    tap = Tap()
+    check = tap.check
 
     fetched = []
 
@@ -63,7 +60,7 @@ def main():
         rc = cli.cmd_fetch(argparse.Namespace(targets=["arm64", "x86_64"]))
     check("fetch-all-served-exit-status", rc == 0 and fetched == ["arm64", "x86_64"],
           f"exit status {rc}, fetched {fetched}")
-    return 1 if failed else 0
+    return tap.status()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
 
+from tap import Tap  # noqa: E402
 from udmemqemu import runner  # noqa: E402
 from udmemqemu.apt import ArchiveMissing  # noqa: E402
 
@@ -20,7 +21,8 @@ TARGET = "arm64-6.1-deb11"
 
 
 def main():
-    failed = 0
+    tap = Tap()
+    check = tap.check
     calls = []
 
     def refused(conf):
@@ -30,11 +32,6 @@ def main():
     def other(conf):
         calls.append(conf.name)
         raise RuntimeError("no version of linux-image")
-
-    def check(name, ok, why):
-        nonlocal failed
-        print(f"ok - harness/{name}" if ok else f"not ok - harness/{name} # {why}")
-        failed += not ok
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         runner.fetch = other
@@ -51,7 +48,7 @@ def main():
     check("not-served-counted-skip",
           len(results) == 1 and results[0][0] == "ok" and results[0][2].startswith("SKIP")
           and "does not serve" in results[0][2], f"got {results}")
-    return 1 if failed else 0
+    return tap.status()
 
 
 if __name__ == "__main__":
