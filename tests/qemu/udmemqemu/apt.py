@@ -172,15 +172,16 @@ def _locate(env, specs):
         if len(where) >= 3:
             urls.setdefault((parts[0].partition(":")[0], parts[1]), []).append(
                 (where[0], where[2]))
-    records = run(APT_CACHE + ["show"] + list(specs), env=env, capture_output=True,
-                  text=True).stdout.split("\n\n")
+    out = run(APT_CACHE + ["show"] + list(specs), env=env, capture_output=True,
+              text=True).stdout
+    records = [dict(line.split(": ", 1) for line in rec.splitlines()
+                    if ": " in line and not line.startswith(" "))
+               for rec in out.split("\n\n")]
     found = {}
     for spec in specs:
         name, _, ver = spec.partition("=")
         base, _, arch = name.partition(":")
-        for rec in records:
-            f = dict(line.split(": ", 1) for line in rec.splitlines()
-                     if ": " in line and not line.startswith(" "))
+        for f in records:
             if f.get("Package") == base and f.get("Version") == ver and \
                     (not arch or f.get("Architecture") in (arch, "all")) and \
                     "Filename" in f and "SHA256" in f:

@@ -58,12 +58,11 @@ def build(conf, state, results):
         binds = [bdir, os.path.join(CACHE, "kernels", conf.kernel_key)]
         steps = [(name, buildroot.wrap(root, cmd, binds)) for name, cmd in steps]
     with _module_cache(conf, state, [name for name, _ in steps], margs) as cached:
-        if cached.kos:
-            for ko in cached.kos:
-                shutil.copy(ko, mods)
+        kos = cached.kos
+        if kos:
             results += [("ok", f"build/{name}", "") for name, _ in steps]
         else:
-            ok = True
+            start = len(results)
             for name, cmd in steps:
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 out = p.stdout + p.stderr
@@ -78,14 +77,12 @@ def build(conf, state, results):
                                     " | ".join(warnings)[:600]))
                 else:
                     results.append(("ok", f"build/{name}", ""))
-                    continue
-                ok = False
             kos = glob.glob(os.path.join(src, "kernel", "**", "*.ko"), recursive=True) + \
                 glob.glob(os.path.join(src, "tests", "kmod", "*.ko"))
-            for ko in kos:
-                shutil.copy(ko, mods)
-            if ok:
+            if all(r[0] == "ok" for r in results[start:]):
                 cached.store(kos)
+        for ko in kos:
+            shutil.copy(ko, mods)
     if conf.board:
         boards.build_drivers(conf, state, margs, mods, results)
 
@@ -216,13 +213,30 @@ class _CachedModules:
         open(os.path.join(self.folder, "complete"), "w").close()
 
 
+@functools.cache
+def _cc_version(cc):
+    return subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+
+
+def _compiler_id(conf, margs):
+    """What identifies the compiler of a module build: a build root's record
+    of its making (a root made anew may hold a newer gcc), or the version of
+    the host's compiler that the make arguments name."""
+    if conf.build_root:
+        stamp = os.path.join(buildroot.root_dir(conf.build_root), ".udmem-ready")
+        with open(stamp) as f:
+            return f"{f.read()}{os.stat(stamp).st_mtime_ns}"
+    cc = next((a[3:] for a in margs if a.startswith("CC=")), target_cc(conf))
+    return _cc_version(cc)
+
+
 @contextlib.contextmanager
 def _module_cache(conf, state, steps, margs):
     """The cached modules of this kernel, sources and flags (none yet: build
     them, then store()); targets with the same key wait for each other."""
     h = hashlib.sha256(_module_digest().encode())
-    h.update("\0".join([state["kernel_src"], state.get("kver", ""), conf.build_root or ""] +
-                       list(margs) + list(steps)).encode())
+    h.update("\0".join([state["kernel_src"], state.get("kver", ""), conf.build_root or "",
+                        _compiler_id(conf, margs)] + list(margs) + list(steps)).encode())
     key = h.hexdigest()[:16]
     with _prog_lock:
         lock = _module_locks.setdefault(key, threading.Lock())
