@@ -270,9 +270,7 @@ def _prog_cache(compiler, cflags):
         key = (compiler, tuple(cflags))
         if key not in _prog_dirs:
             h = hashlib.sha256(_sources_digest().encode())
-            version = subprocess.run([compiler, "--version"], capture_output=True,
-                                     text=True).stdout
-            h.update("\0".join([compiler, version] + list(cflags)).encode())
+            h.update("\0".join([compiler, _cc_version(compiler)] + list(cflags)).encode())
             d = os.path.join(BUILD, "programs", h.hexdigest()[:16])
             os.makedirs(d, exist_ok=True)
             _prog_dirs[key] = d
