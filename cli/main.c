@@ -30,6 +30,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "import", cli_cmd_import, "DMA address of a DMA-BUF for a buffer's device" },
 	{ "export", cli_cmd_export, "a buffer or region range as a DMA-BUF, for a command" },
 	{ "bench", udmem_bench_main, "measure access and sync costs" },
+	{ "doctor", cli_cmd_doctor, "check the system for what buffers need" },
 };
 
 const char *const cli_mmap_mode_names[UDMEM_MMAP_PAGE + 1] = {
