@@ -8,6 +8,9 @@
 #                                      sparse, W=1, ruff, mypy, shellcheck
 #   make modules KERNEL_SRC=...        the kernel modules (see kernel/Makefile)
 #   make all                           libudmem and the udmem tool for this machine
+#   make install [PREFIX=/usr/local] [DESTDIR=]
+#                                      libudmem, udmem.h, the tool and the UAPI headers
+#                                      (include/uapi/linux/*.h to $(PREFIX)/include/linux/)
 #   make deb                           the Debian packages (and lintian's report) in build/deb/
 
 QEMU := tests/qemu/udmem-qemu
@@ -18,6 +21,19 @@ all:
 
 modules:
 	$(MAKE) -C kernel
+
+PREFIX     ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+DESTDIR    ?=
+
+# Programs write #include <linux/u-dma-buf-ioctl.h> and <linux/uiomem.h>.
+install-headers:
+	install -d $(DESTDIR)$(INCLUDEDIR)/linux
+	install -m 0644 include/uapi/linux/*.h $(DESTDIR)$(INCLUDEDIR)/linux/
+
+install: all install-headers
+	$(MAKE) -C lib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C cli install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 setup:
 	@scripts/setup-host.sh
@@ -47,4 +63,4 @@ clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KERNEL_SRC=/nonexistent 2>/dev/null || true
 
-.PHONY: all modules setup test demo check deb clean
+.PHONY: all modules install install-headers setup test demo check deb clean
