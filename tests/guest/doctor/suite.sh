@@ -119,6 +119,42 @@ aarch64 | x86_64)
 *) tap_skip memtype-udmabuf0 "the page-table reader knows arm64 and x86_64 only" ;;
 esac
 
+# Coherence: a buffer the device tree makes coherent through its parent bus
+# (the arm64 targets' udmem-t-fabric), and one marked coherent by hand,
+# which only x86 (where DMA snoops the caches) takes without a warning.
+if [ -e /sys/class/u-dma-buf/udmabuf-ddr-c0 ]; then
+	if grep -q '"check": "coherence", "subject": "udmabuf-ddr-c0", "status": "ok", "finding": "coherent, as the device tree says (/udmem-t-fabric)' $DT/out; then
+		tap_ok coherence-from-parent-bus
+	else
+		tap_fail coherence-from-parent-bus "$(grep '"subject": "udmabuf-ddr-c0"' $DT/out | head -n 1)"
+	fi
+else
+	tap_skip coherence-from-parent-bus "no device-tree buffer udmabuf-ddr-c0 on this target"
+fi
+if udmem create doctor-coh 64K --dma-coherent > $DT/err 2>&1; then
+	udmem doctor --json --module-dir $DM > $DT/out 2> $DT/err
+	case $(uname -m) in
+	x86_64 | i?86) dt_status coherence-by-hand coherence doctor-coh ok ;;
+	*) dt_status coherence-by-hand coherence doctor-coh warn ;;
+	esac
+	udmem delete doctor-coh > /dev/null
+elif grep -q EOPNOTSUPP $DT/err; then
+	tap_skip coherence-by-hand "this kernel cannot mark a device dma-coherent (ARM before 5.19)"
+else
+	tap_fail coherence-by-hand "udmem create --dma-coherent: $(head -n 1 $DT/err)"
+fi
+
+# IOMMU: a buffer behind one names its group and dma_addr.
+if [ -n "$(ls /sys/class/iommu 2>/dev/null)" ] && [ -e /sys/class/u-dma-buf/udmabuf0/device/iommu_group ]; then
+	if grep -q '"check": "iommu", "subject": "udmabuf0", "status": "ok", "finding": "behind IOMMU group [0-9]* ([A-Za-z-]*): dma_addr 0x' $DT/out; then
+		tap_ok iommu-group-named
+	else
+		tap_fail iommu-group-named "$(grep '"check": "iommu", "subject": "udmabuf0"' $DT/out)"
+	fi
+else
+	tap_skip iommu-group-named "udmabuf0 is not behind an IOMMU on this target"
+fi
+
 # CMA too small for what is wanted; and enough for a small buffer.
 dt_run cma-want-64g-exit-1 1 udmem doctor --json --want 64G --module-dir $DM
 dt_status cma-want-64g-fails cma "$(dt_cma_subject)" fail
