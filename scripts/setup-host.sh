@@ -38,4 +38,9 @@ if ! command -v ruff >/dev/null 2>&1; then
 	python3 -m pip install -q ruff >/dev/null 2>&1 ||
 		python3 -m pip install -q --break-system-packages ruff >/dev/null
 fi
+# oelint-adv checks the Yocto layer meta-udmem (tests/unit/yocto): PyPI only.
+if ! command -v oelint-adv >/dev/null 2>&1; then
+	python3 -m pip install -q oelint-adv >/dev/null 2>&1 ||
+		python3 -m pip install -q --break-system-packages oelint-adv >/dev/null
+fi
 exit 0
