@@ -20,8 +20,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	in = fopen(argv[1], "rb");
-	if (!in || fseek(in, 0, SEEK_END) || (len = ftell(in)) <= 0 ||
-	    fseek(in, 0, SEEK_SET)) {
+	if (!in || fseek(in, 0, SEEK_END)) {
+		perror(argv[1]);
+		return 1;
+	}
+	len = ftell(in);
+	if (len <= 0 || fseek(in, 0, SEEK_SET)) {
 		perror(argv[1]);
 		return 1;
 	}
