@@ -61,7 +61,7 @@ enum udmem_dir {
 enum udmem_mmap_mode {
 	UDMEM_MMAP_DEFAULT = 0,		/**< the driver's default */
 	UDMEM_MMAP_OFF = 1,		/**< dma_mmap_coherent */
-	UDMEM_MMAP_ON = 2,		/**< cached pages, inserted per fault */
+	UDMEM_MMAP_ON = 2,		/**< page frames, all mapped at mmap() */
 	UDMEM_MMAP_AUTO = 3,		/**< ON unless the device is DMA-coherent */
 	UDMEM_MMAP_PAGE = 4,		/**< struct pages (O_DIRECT works) */
 };
