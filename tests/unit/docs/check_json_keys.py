@@ -50,7 +50,8 @@ def main(top: str) -> int:
     # the man page's key list names nothing the tool lacks
     listed = {k for k in man if "_" in k or k in {"name", "kind", "device", "size", "coherent"}}
     for k in sorted(listed - set(keys)):
-        results.append((False, f"json/udmem.1/{k}", "named in docs/udmem.1, not printed by the tool"))
+        results.append((False, f"json/udmem.1/{k}",
+                        "named in docs/udmem.1, not printed by the tool"))
     for n, (ok, test, why) in enumerate(results, 1):
         print(f"ok {n} {test}" if ok else f"not ok {n} {test} # {why}")
     return 0 if all(ok for ok, _, _ in results) else 1
