@@ -5,6 +5,8 @@
 # - the UIO way (quickstart-uio.c) where QEMU's edu PCI device is: edu
 #   bound to uio_pci_generic, its interrupt through /dev/uioN, the buffers
 #   bound to it (udmabufN_bind=pci/...);
+#   with a Python root over 9p (x86_64-python), the same round in Python,
+#   python/examples/quickstart_uio.py;
 # - on a board target the SoC's DMA engine (zynqmp_dma, PL330, PDMA)
 #   through the test peer, the buffers bound to the engine.
 # A guest with neither is one SKIP each.
@@ -29,6 +31,24 @@ qs_round() {
 		tap_fail "$_tag" "$(echo "$qs_out" | tail -n 2 | tr '\n' ' ')"
 	fi
 	echo "$qs_out" | sed "s/^/# $_tag: /"
+}
+
+# qs_python UIO PCI: the Python round, where the host's root is mounted over
+# 9p (/udmem/host-top names the repository in it)
+qs_python() {
+	if [ ! -x /host/usr/bin/python3 ] || [ ! -f /udmem/host-top ]; then
+		tap_skip python-uio-round "no Python root over 9p in this guest (x86_64-python has one)"
+		return
+	fi
+	_top=$(cat /udmem/host-top)
+	if qs_out=$(chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		PYTHONPATH="$_top/python/src" PYTHONDONTWRITEBYTECODE=1 \
+		python3 "$_top/python/examples/quickstart_uio.py" udmabuf0 udmabuf1 "$@" 2>&1); then
+		tap_ok python-uio-round
+	else
+		tap_fail python-uio-round "$(echo "$qs_out" | tail -n 2 | tr '\n' ' ')"
+	fi
+	echo "$qs_out" | sed "s/^/# python-uio-round: /"
 }
 
 # ---- the UIO way: edu behind uio_pci_generic
@@ -61,6 +81,7 @@ else
 		udmem_insmod u-dma-buf udmabuf0=0x4000 udmabuf0_bind="pci/$qs_pci" \
 			udmabuf1=0x4000 udmabuf1_bind="pci/$qs_pci"; then
 		qs_round uio-round "/dev/$qs_uio" "$qs_pci"
+		qs_python "/dev/$qs_uio" "$qs_pci"
 		udmem_rmmod u-dma-buf
 	elif [ -n "$qs_uio" ]; then
 		tap_fail uio-round "insmod u-dma-buf bound to pci/$qs_pci failed"
