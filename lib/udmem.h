@@ -61,7 +61,12 @@ enum udmem_dir {
 enum udmem_mmap_mode {
 	UDMEM_MMAP_DEFAULT = 0,		/**< the driver's default */
 	UDMEM_MMAP_OFF = 1,		/**< dma_mmap_coherent */
-	UDMEM_MMAP_ON = 2,		/**< cached pages, inserted per fault */
+	/**
+	 * The page frames, mapped whole by mmap() (no fault on first touch); on
+	 * 6.12 and later the 2 MiB-aligned middle of a cached mapping is mapped
+	 * by 2 MiB entries at its first touch instead, one fault per 2 MiB.
+	 */
+	UDMEM_MMAP_ON = 2,
 	UDMEM_MMAP_AUTO = 3,		/**< ON unless the device is DMA-coherent */
 	UDMEM_MMAP_PAGE = 4,		/**< struct pages (O_DIRECT works) */
 };

@@ -318,26 +318,37 @@ fi
 
 . ./json.sh
 
-# A session for the documentation (docs/cli.md), as TAP comment lines.
+# A session for the documentation (docs/cli.md), as TAP comment lines: each
+# command line exactly as a user types it, then its output.  Each step must
+# end with the status the session shows (session-N).
+ct_step=0
 ct_show() {
-	echo "# \$ $*"
-	"$@" 2>&1 | sed 's/^/#   /'
+	ct_step=$((ct_step + 1))
+	echo "# \$ $2"
+	eval "$2" > $CT/show 2>&1
+	ct_rc=$?
+	sed 's/^/#   /' $CT/show
+	if [ "$ct_rc" = "$1" ]; then
+		tap_ok "session-$ct_step"
+	else
+		tap_fail "session-$ct_step" "$2: exit $ct_rc, not $1: $(tail -n 1 $CT/show)"
+	fi
 }
 if [ -e /dev/u-dma-buf-mgr ] && [ -n "$ct_edu" ]; then
 	echo "# ---- session begin"
-	ct_show udmem list
-	ct_show udmem create demo 8K
-	ct_show udmem info demo
-	ct_show udmem load demo $CT/pattern
+	ct_show 0 "udmem list"
+	ct_show 0 "udmem create demo 8K"
+	ct_show 0 "udmem info demo"
+	ct_show 0 "udmem load demo $CT/pattern"
 	dma=$(udmem info demo | sed -n 's/^dma_addr: *//p')
 	echo "# \$ (the edu device copies 2 KiB from $dma to its memory, then to $dma + 4 KiB)"
 	ct_dma "$dma" 0x40000 1 && ct_dma 0x40000 $((dma + 4096)) 3
-	ct_show udmem sync demo --for cpu --offset 4K --size 2K --dir from-device
-	ct_show udmem save demo $CT/back --offset 4K --length 2K
-	ct_show sh -c "cmp $CT/pattern $CT/back && echo identical"
-	ct_show udmem dump demo --offset 4K --length 48
-	ct_show udmem delete demo
-	ct_show udmem info demo
+	ct_show 0 "udmem sync demo --for cpu --offset 4K --size 2K --dir from-device"
+	ct_show 0 "udmem save demo $CT/back --offset 4K --length 2K"
+	ct_show 0 "cmp $CT/pattern $CT/back && echo identical"
+	ct_show 0 "udmem dump demo --offset 4K --length 48"
+	ct_show 0 "udmem delete demo"
+	ct_show 1 "udmem info demo"
 	echo "# ---- session end"
 fi
 

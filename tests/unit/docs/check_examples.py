@@ -52,9 +52,9 @@ def main(top: str, docs: list[str]) -> int:
     for doc in docs:
         with open(doc) as f:
             lines = f.read().splitlines()
-        name = os.path.basename(doc)
+        name = os.path.relpath(os.path.abspath(doc), os.path.abspath(top))
         for lineno, kind, path, body in blocks(lines):
-            test = f"docs/{name}:{lineno}/{path}"
+            test = f"{name}:{lineno}/{path}"
             target = os.path.join(top, path)
             if body is None:
                 results.append((False, test, "no fenced block right after the marker"))
