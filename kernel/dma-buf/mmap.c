@@ -31,19 +31,6 @@
 #include "compat.h"
 #include "udmabuf.h"
 
-/* Does this buffer map through our own remap (the "quirk" modes)? */
-bool udmabuf_mmap_quirk(const struct udmabuf *buf)
-{
-	switch (buf->quirk_mmap_mode) {
-	case U_DMA_BUF_MMAP_MODE_OFF:
-		return false;
-	case U_DMA_BUF_MMAP_MODE_AUTO:
-		return !udmabuf_dma_coherent(buf);
-	default:
-		return true;
-	}
-}
-
 /*
  * The protection of a new mapping, and in @cached whether it asked for the
  * cached attribute: what it asked, not what the CPU gives (a RISC-V CPU

@@ -30,11 +30,6 @@ static DEFINE_IDR(udmabuf_minors);
 LIST_HEAD(udmabuf_list);
 static DECLARE_BITMAP(udmabuf_reserved_minors, UDMABUF_MINORS);
 
-bool udmabuf_dma_coherent(const struct udmabuf *buf)
-{
-	return dev_is_dma_coherent(buf->dma_dev);
-}
-
 int udmabuf_dma_mask_bits(const struct udmabuf *buf)
 {
 	u64 mask;

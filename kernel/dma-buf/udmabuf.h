@@ -158,7 +158,6 @@ bool udmabuf_name_valid(const char *name);
 struct udmabuf *udmabuf_find_name_locked(const char *name);
 void udmabuf_minor_reserve(int minor);
 void udmabuf_hide_locked(struct udmabuf *buf);
-bool udmabuf_dma_coherent(const struct udmabuf *buf);
 int udmabuf_dma_mask_bits(const struct udmabuf *buf);
 
 /* of.c */
@@ -199,10 +198,15 @@ void udmabuf_api_remove_all(void);
 /* sysfs.c */
 extern const struct attribute_group *udmabuf_groups[];
 
+/* memtype.c */
+bool udmabuf_dma_coherent(const struct udmabuf *buf);
+bool udmabuf_mmap_quirk(const struct udmabuf *buf);
+bool udmabuf_dma_direct_plain(struct device *dev);
+bool udmabuf_want_cached_alias(const struct udmabuf *buf);
+
 /* alloc.c */
 int udmabuf_alloc(struct udmabuf *buf);
 void udmabuf_free(struct udmabuf *buf);
-bool udmabuf_dma_direct_plain(struct device *dev);
 
 /* sync.c */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
@@ -217,7 +221,6 @@ extern const struct file_operations udmabuf_fops;
 /* mmap.c */
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		       bool force_sync);
-bool udmabuf_mmap_quirk(const struct udmabuf *buf);
 unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
