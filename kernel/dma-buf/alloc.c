@@ -245,7 +245,7 @@ int udmabuf_alloc(struct udmabuf *buf)
 	buf->cached_alias = false;
 	if (buf->keep_contents)
 		return udmabuf_alloc_kept(buf);
-	if (udmabuf_want_cached_alias(buf))
+	if (buf->mt.want_alias)
 		buf->virt = udmabuf_alloc_cached(buf);
 	if (!buf->virt)
 		buf->virt = dma_alloc_coherent(buf->dma_dev, buf->alloc_size, &buf->dma_addr,
@@ -263,7 +263,7 @@ int udmabuf_alloc(struct udmabuf *buf)
 		return 0;
 	}
 	udmabuf_find_pfn(buf);
-	if (buf->quirk_mmap_mode == U_DMA_BUF_MMAP_MODE_PAGE)
+	if (buf->mt.want_pages)
 		udmabuf_make_pages(buf);
 	return 0;
 }

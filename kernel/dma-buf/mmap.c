@@ -124,7 +124,7 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	if (vma->vm_ops == &udmabuf_vm_ops_pmd)
 		return udmabuf_vm_fault_block(vmf, view);
 	/* A normal page again, not a special PTE: GUP and O_DIRECT need it. */
-	if (buf->pages)
+	if (buf->mt.map == UDMABUF_MAP_PAGES)
 		ret = vmf_insert_page(vma, vmf->address, buf->pages[idx]);
 	else
 		ret = vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx,
@@ -153,7 +153,7 @@ static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
 	unsigned long pgoff, pfn;
 	vm_fault_t ret;
 
-	if (order != PMD_SHIFT - PAGE_SHIFT || buf->pages)
+	if (order != PMD_SHIFT - PAGE_SHIFT || buf->mt.map == UDMABUF_MAP_PAGES)
 		return VM_FAULT_FALLBACK;
 	if (addr < vma->vm_start || vma->vm_end - addr < PMD_SIZE)
 		return VM_FAULT_FALLBACK;
@@ -273,7 +273,7 @@ unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 {
 	struct udmabuf *buf = file->private_data;
 
-	if (buf->pfn_ok && !buf->pages && udmabuf_mmap_quirk(buf) &&
+	if (buf->mt.map == UDMABUF_MAP_PFN &&
 	    pgoff < (buf->alloc_size >> PAGE_SHIFT))
 		pgoff += buf->pfn;
 	return udmem_thp_get_unmapped_area(file, addr, len, pgoff, flags);
@@ -313,7 +313,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	 * write-back RAM with an uncached mapping, which x86 does not support.
 	 * DMA is cache-coherent there.
 	 */
-	if (IS_ENABLED(CONFIG_X86) && buf->pages) {
+	if (IS_ENABLED(CONFIG_X86) && buf->mt.map == UDMABUF_MAP_PAGES) {
 		prot = vma->vm_page_prot;
 		cached = true;
 	}
@@ -322,7 +322,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
 			 vma->vm_pgoff, pages);
 
-	if (!udmabuf_mmap_quirk(buf) || !buf->pfn_ok) {
+	if (buf->mt.map == UDMABUF_MAP_DMA) {
 		/* The DMA setup may be gone with the driver (exports only). */
 		if (READ_ONCE(buf->dma_gone))
 			return -ENODEV;
@@ -337,7 +337,7 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	vma->vm_ops = &udmabuf_vm_ops;
 	vma->vm_private_data = view;
 	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
-	if (buf->pages) {
+	if (buf->mt.map == UDMABUF_MAP_PAGES) {
 		udmem_vm_flags_clear(vma, VM_IO | VM_PFNMAP);
 		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
 		num = pages;
