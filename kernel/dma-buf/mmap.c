@@ -62,12 +62,17 @@ static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 
 /*
  * The protection with the dirty (and young) bits of a PTE already set, so
- * that the first write to a page mapped at mmap time does not take a fault
- * to mark it dirty (CPUs without hardware dirty tracking, e.g. Cortex-A53).
- * Nothing here tracks dirtiness: the memory is not page cache.
+ * that the first write to a page we map does not take a fault to mark it
+ * dirty (CPUs without hardware dirty tracking, e.g. Cortex-A53).  Nothing
+ * here tracks dirtiness: the memory is not page cache.  Only for a
+ * writable VMA: x86 reads Write=0,Dirty=1 as a shadow-stack entry.  And
+ * never left in vma->vm_page_prot, which mprotect() keeps the dirty bit
+ * of (x86's pgprot_modify()) when it takes the write bit away.
  */
-static pgprot_t udmabuf_prot_dirty(pgprot_t prot)
+static pgprot_t udmabuf_prot_dirty(const struct vm_area_struct *vma, pgprot_t prot)
 {
+	if (!(vma->vm_flags & VM_WRITE))
+		return prot;
 	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
 }
 
@@ -89,8 +94,8 @@ static vm_fault_t udmabuf_vm_fault_block(struct vm_fault *vmf, struct udmabuf_vi
 	unsigned long end = min(block + PMD_SIZE, vma->vm_end);
 	unsigned long first = buf->pfn + (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
 	unsigned long npages = view->len >> PAGE_SHIFT;
-	/* young and dirty as at mmap time (mmap_region() reset vm_page_prot) */
-	pgprot_t prot = udmabuf_prot_dirty(vma->vm_page_prot);
+	/* young and dirty as at mmap time, where the VMA is writable now */
+	pgprot_t prot = udmabuf_prot_dirty(vma, vma->vm_page_prot);
 	unsigned long addr, idx;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
@@ -128,7 +133,7 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 		ret = vmf_insert_page(vma, vmf->address, buf->pages[idx]);
 	else
 		ret = vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx,
-					  vma->vm_page_prot);
+					  udmabuf_prot_dirty(vma, vma->vm_page_prot));
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pte);
 	return ret;
@@ -166,8 +171,8 @@ static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
 	if (buf->debug_vma & 2)
 		dev_info(buf->dma_dev, "%s: pmd fault at page %lu\n", buf->name,
 			 (unsigned long)(view->base >> PAGE_SHIFT) + pgoff);
-	/* Young and dirty at once, as the PTEs made at mmap time. */
-	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, true);
+	/* Young and dirty at once where writable, as the PTEs made at mmap time. */
+	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, vma->vm_flags & VM_WRITE);
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pmd);
 	return ret;
@@ -279,48 +284,14 @@ unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 	return udmem_thp_get_unmapped_area(file, addr, len, pgoff, flags);
 }
 
-/**
- * udmabuf_mmap_range() - map (part of) a view into a VMA
- * @view: the buffer or exported range; vma->vm_pgoff is relative to it
- * @vma: a shared mapping
- * @force_sync: the file was opened with O_SYNC
- *
- * Return: 0, -EINVAL for a private mapping or a range past the end, or the
- * error of the mapping function.
- */
-int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
-		       bool force_sync)
+/* Map the VMA with vma->vm_page_prot as udmabuf_mmap_range() set it. */
+static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *vma,
+			     bool cached)
 {
 	struct udmabuf *buf = view->buf;
-	unsigned long npages = view->len >> PAGE_SHIFT;
 	unsigned long pages = vma_pages(vma);
 	unsigned long first, num;
-	bool cached;
-	pgprot_t prot;
 	int ret;
-
-	if (!(vma->vm_flags & VM_MAYSHARE))
-		return -EINVAL;
-	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
-		return -EINVAL;
-	/* sync_mode may change under us; one read decides this mapping. */
-	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync, &cached);
-	/*
-	 * x86 keeps one memory type per page of RAM (PAT): remap_pfn_range()
-	 * and vmf_insert_pfn() map RAM with the type of the kernel's own
-	 * mapping, write-back, whatever was asked.  vm_insert_pages() does not
-	 * look, so page mode asks for write-back itself rather than alias
-	 * write-back RAM with an uncached mapping, which x86 does not support.
-	 * DMA is cache-coherent there.
-	 */
-	if (IS_ENABLED(CONFIG_X86) && buf->mt.map == UDMABUF_MAP_PAGES) {
-		prot = vma->vm_page_prot;
-		cached = true;
-	}
-	vma->vm_page_prot = udmabuf_prot_dirty(prot);
-	if (buf->debug_vma & 1)
-		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
-			 vma->vm_pgoff, pages);
 
 	if (buf->mt.map == UDMABUF_MAP_DMA) {
 		/* The DMA setup may be gone with the driver (exports only). */
@@ -352,4 +323,52 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	}
 	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	return udmabuf_remap(buf, vma, buf->pfn + first, cached);
+}
+
+/**
+ * udmabuf_mmap_range() - map (part of) a view into a VMA
+ * @view: the buffer or exported range; vma->vm_pgoff is relative to it
+ * @vma: a shared mapping
+ * @force_sync: the file was opened with O_SYNC
+ *
+ * Return: 0, -EINVAL for a private mapping or a range past the end, or the
+ * error of the mapping function.
+ */
+int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
+		       bool force_sync)
+{
+	struct udmabuf *buf = view->buf;
+	unsigned long npages = view->len >> PAGE_SHIFT;
+	unsigned long pages = vma_pages(vma);
+	bool cached;
+	pgprot_t prot;
+	int ret;
+
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff >= npages || pages > npages - vma->vm_pgoff)
+		return -EINVAL;
+	/* sync_mode may change under us; one read decides this mapping. */
+	prot = udmabuf_mmap_prot(buf, vma->vm_page_prot, force_sync, &cached);
+	/*
+	 * x86 keeps one memory type per page of RAM (PAT): remap_pfn_range()
+	 * and vmf_insert_pfn() map RAM with the type of the kernel's own
+	 * mapping, write-back, whatever was asked.  vm_insert_pages() does not
+	 * look, so page mode asks for write-back itself rather than alias
+	 * write-back RAM with an uncached mapping, which x86 does not support.
+	 * DMA is cache-coherent there.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && buf->mt.map == UDMABUF_MAP_PAGES) {
+		prot = vma->vm_page_prot;
+		cached = true;
+	}
+	if (buf->debug_vma & 1)
+		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
+			 vma->vm_pgoff, pages);
+
+	/* Dirty entries now where writable; faults and mprotect() start clean. */
+	vma->vm_page_prot = udmabuf_prot_dirty(vma, prot);
+	ret = udmabuf_mmap_fill(view, vma, cached);
+	vma->vm_page_prot = prot;
+	return ret;
 }
