@@ -14,20 +14,23 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 
+#include "compat.h"
 #include "udmabuf.h"
 
 /*
- * Does @dev's DMA setup go with its driver?  Unbinding a driver drops the
- * device's DMA ops (an IOMMU's, or arm's own) and frees its dma-ranges
- * map.  Memory allocated with them cannot be freed correctly without
- * them; a per-device pool and plain dma-direct without an address offset
- * need neither.
+ * Does @dev's DMA setup go with its driver or the device?  Unbinding a
+ * driver drops the device's DMA ops (an IOMMU's, or arm's own) and frees
+ * its dma-ranges map; removing the device takes it out of its IOMMU
+ * domain.  Memory allocated through them cannot be freed correctly
+ * without them; a per-device pool and plain dma-direct without an address
+ * offset need neither.  Since 6.12 a device that uses iommu-dma has no DMA
+ * ops: the DMA core tells it by dev->dma_iommu, and so do we.
  */
 static bool udmabuf_dma_setup_bound(struct device *dev)
 {
 	if (udmabuf_dev_has_pool(dev))
 		return false;
-	return get_dma_ops(dev) || dev->dma_range_map;
+	return get_dma_ops(dev) || udmem_use_dma_iommu(dev) || dev->dma_range_map;
 }
 
 /**
