@@ -195,7 +195,7 @@ int bench_json_get(const char *line, const char *key, char *out, size_t len);
 void bench_table_print(FILE *f, const struct bench_run *run);
 int bench_compare(FILE *f, const char *a, const char *b);
 
-/* bench.c: one run of `udmem bench` */
+/* bench.c: one run of `udmem bench`, and what its measurements share */
 #define BENCH_MIB		(1024ull * 1024)
 #define BENCH_TOUCH_SIZE	(32 * BENCH_MIB)
 #define BENCH_QUICK_SIZE	(1 * BENCH_MIB)
@@ -229,14 +229,17 @@ struct bench_ref {
 	double read_mbs;
 };
 
+/* emit.c: the records of a run, for bench.c and the measurements */
 void bench_progress(struct bench_ctx *c, const char *what,
 		    const char *target);
+void bench_emit_meta(struct bench_ctx *c);
+void bench_emit_target(struct bench_ctx *c, const struct bench_target *t,
+		       uint64_t test_size);
 void bench_emit_skip(struct bench_ctx *c, const char *target,
 		     const char *test, const char *reason);
 void bench_emit_error(struct bench_ctx *c, const char *target,
 		      const char *test, int err, const char *what);
-void bench_emit_target(struct bench_ctx *c, const struct bench_target *t,
-		       uint64_t test_size);
+void bench_emit_end(struct bench_ctx *c);
 
 /* matrix.c */
 void bench_matrix(struct bench_ctx *c, const struct bench_target *t,

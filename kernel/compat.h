@@ -47,6 +47,24 @@
  */
 #define UDMEM_MAP_RESOURCE_REFUSES_RAM	UDMEM_KERNEL_BEFORE(5, 14, 0)
 
+/*
+ * 6.12: the DMA API calls iommu-dma directly for a device behind an IOMMU
+ * domain that translates for it (dev->dma_iommu, use_dma_iommu()), and
+ * get_dma_ops() is NULL there.  Before, iommu-dma was the device's
+ * dma_map_ops, which get_dma_ops() returns.
+ */
+#if UDMEM_KERNEL_BEFORE(6, 12, 0)
+static inline bool udmem_use_dma_iommu(struct device *dev)
+{
+	return false;
+}
+#else
+/* <linux/iommu-dma.h> uses struct scatterlist without declaring it. */
+#include <linux/scatterlist.h>
+#include <linux/iommu-dma.h>
+#define udmem_use_dma_iommu(dev)	use_dma_iommu(dev)
+#endif
+
 /* 6.3: vm_flags became read-only behind vm_flags_set()/vm_flags_clear(). */
 #if UDMEM_KERNEL_BEFORE(6, 3, 0)
 static inline void udmem_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)

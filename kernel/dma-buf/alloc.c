@@ -129,37 +129,6 @@ static bool udmabuf_release_pages(struct udmabuf *buf)
 	return true;
 }
 
-/**
- * udmabuf_dma_direct_plain() - can @dev's memory go back after an unbind?
- * @dev: a DMA device whose driver is still bound
- *
- * Unbinding a driver drops the device's DMA ops (an IOMMU's, or arm's own)
- * and frees its dma-ranges map.  Memory allocated with them cannot be
- * freed correctly without them; a per-device pool and plain dma-direct
- * without an address offset need neither.
- *
- * Return: true if dma_free_coherent() after an unbind frees what was
- * allocated.
- */
-bool udmabuf_dma_direct_plain(struct device *dev)
-{
-	if (udmabuf_dev_has_pool(dev))
-		return true;
-	return !get_dma_ops(dev) && !dev->dma_range_map;
-}
-
-/*
- * A cached kernel address for a non-coherent buffer whose user mappings
- * are cached.  Not in mode off: dma_mmap_coherent() would map it uncached
- * beside it.  Not from a device's pool, which only the coherent allocator
- * takes from.
- */
-static bool udmabuf_want_cached_alias(const struct udmabuf *buf)
-{
-	return !udmabuf_dma_coherent(buf) && udmabuf_mmap_quirk(buf) &&
-	       !udmabuf_dev_has_pool(buf->dma_dev);
-}
-
 static void *udmabuf_alloc_cached(struct udmabuf *buf)
 {
 	void *virt;
@@ -276,7 +245,7 @@ int udmabuf_alloc(struct udmabuf *buf)
 	buf->cached_alias = false;
 	if (buf->keep_contents)
 		return udmabuf_alloc_kept(buf);
-	if (udmabuf_want_cached_alias(buf))
+	if (buf->mt.want_alias)
 		buf->virt = udmabuf_alloc_cached(buf);
 	if (!buf->virt)
 		buf->virt = dma_alloc_coherent(buf->dma_dev, buf->alloc_size, &buf->dma_addr,
@@ -294,7 +263,7 @@ int udmabuf_alloc(struct udmabuf *buf)
 		return 0;
 	}
 	udmabuf_find_pfn(buf);
-	if (buf->quirk_mmap_mode == U_DMA_BUF_MMAP_MODE_PAGE)
+	if (buf->mt.want_pages)
 		udmabuf_make_pages(buf);
 	return 0;
 }

@@ -31,19 +31,6 @@
 #include "compat.h"
 #include "udmabuf.h"
 
-/* Does this buffer map through our own remap (the "quirk" modes)? */
-bool udmabuf_mmap_quirk(const struct udmabuf *buf)
-{
-	switch (buf->quirk_mmap_mode) {
-	case U_DMA_BUF_MMAP_MODE_OFF:
-		return false;
-	case U_DMA_BUF_MMAP_MODE_AUTO:
-		return !udmabuf_dma_coherent(buf);
-	default:
-		return true;
-	}
-}
-
 /*
  * The protection of a new mapping, and in @cached whether it asked for the
  * cached attribute: what it asked, not what the CPU gives (a RISC-V CPU
@@ -75,12 +62,17 @@ static pgprot_t udmabuf_mmap_prot(const struct udmabuf *buf, pgprot_t prot,
 
 /*
  * The protection with the dirty (and young) bits of a PTE already set, so
- * that the first write to a page mapped at mmap time does not take a fault
- * to mark it dirty (CPUs without hardware dirty tracking, e.g. Cortex-A53).
- * Nothing here tracks dirtiness: the memory is not page cache.
+ * that the first write to a page we map does not take a fault to mark it
+ * dirty (CPUs without hardware dirty tracking, e.g. Cortex-A53).  Nothing
+ * here tracks dirtiness: the memory is not page cache.  Only for a
+ * writable VMA: x86 reads Write=0,Dirty=1 as a shadow-stack entry.  And
+ * never left in vma->vm_page_prot, which mprotect() keeps the dirty bit
+ * of (x86's pgprot_modify()) when it takes the write bit away.
  */
-static pgprot_t udmabuf_prot_dirty(pgprot_t prot)
+static pgprot_t udmabuf_prot_dirty(const struct vm_area_struct *vma, pgprot_t prot)
 {
+	if (!(vma->vm_flags & VM_WRITE))
+		return prot;
 	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
 }
 
@@ -102,8 +94,8 @@ static vm_fault_t udmabuf_vm_fault_block(struct vm_fault *vmf, struct udmabuf_vi
 	unsigned long end = min(block + PMD_SIZE, vma->vm_end);
 	unsigned long first = buf->pfn + (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
 	unsigned long npages = view->len >> PAGE_SHIFT;
-	/* young and dirty as at mmap time (mmap_region() reset vm_page_prot) */
-	pgprot_t prot = udmabuf_prot_dirty(vma->vm_page_prot);
+	/* young and dirty as at mmap time, where the VMA is writable now */
+	pgprot_t prot = udmabuf_prot_dirty(vma, vma->vm_page_prot);
 	unsigned long addr, idx;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
@@ -137,11 +129,11 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	if (vma->vm_ops == &udmabuf_vm_ops_pmd)
 		return udmabuf_vm_fault_block(vmf, view);
 	/* A normal page again, not a special PTE: GUP and O_DIRECT need it. */
-	if (buf->pages)
+	if (buf->mt.map == UDMABUF_MAP_PAGES)
 		ret = vmf_insert_page(vma, vmf->address, buf->pages[idx]);
 	else
 		ret = vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx,
-					  vma->vm_page_prot);
+					  udmabuf_prot_dirty(vma, vma->vm_page_prot));
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pte);
 	return ret;
@@ -166,7 +158,7 @@ static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
 	unsigned long pgoff, pfn;
 	vm_fault_t ret;
 
-	if (order != PMD_SHIFT - PAGE_SHIFT || buf->pages)
+	if (order != PMD_SHIFT - PAGE_SHIFT || buf->mt.map == UDMABUF_MAP_PAGES)
 		return VM_FAULT_FALLBACK;
 	if (addr < vma->vm_start || vma->vm_end - addr < PMD_SIZE)
 		return VM_FAULT_FALLBACK;
@@ -179,8 +171,8 @@ static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
 	if (buf->debug_vma & 2)
 		dev_info(buf->dma_dev, "%s: pmd fault at page %lu\n", buf->name,
 			 (unsigned long)(view->base >> PAGE_SHIFT) + pgoff);
-	/* Young and dirty at once, as the PTEs made at mmap time. */
-	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, true);
+	/* Young and dirty at once where writable, as the PTEs made at mmap time. */
+	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, vma->vm_flags & VM_WRITE);
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pmd);
 	return ret;
@@ -286,10 +278,51 @@ unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 {
 	struct udmabuf *buf = file->private_data;
 
-	if (buf->pfn_ok && !buf->pages && udmabuf_mmap_quirk(buf) &&
+	if (buf->mt.map == UDMABUF_MAP_PFN &&
 	    pgoff < (buf->alloc_size >> PAGE_SHIFT))
 		pgoff += buf->pfn;
 	return udmem_thp_get_unmapped_area(file, addr, len, pgoff, flags);
+}
+
+/* Map the VMA with vma->vm_page_prot as udmabuf_mmap_range() set it. */
+static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *vma,
+			     bool cached)
+{
+	struct udmabuf *buf = view->buf;
+	unsigned long pages = vma_pages(vma);
+	unsigned long first, num;
+	int ret;
+
+	if (buf->mt.map == UDMABUF_MAP_DMA) {
+		/* The DMA setup may be gone with the driver (exports only). */
+		if (READ_ONCE(buf->dma_gone))
+			return -ENODEV;
+		ret = dma_mmap_coherent(buf->dma_dev, vma, buf->virt + view->base,
+					buf->dma_addr + view->base, view->len);
+		udmem_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+		if (!ret)
+			atomic_long_add(pages, &buf->map_pte);
+		return ret;
+	}
+
+	vma->vm_ops = &udmabuf_vm_ops;
+	vma->vm_private_data = view;
+	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
+	if (buf->mt.map == UDMABUF_MAP_PAGES) {
+		udmem_vm_flags_clear(vma, VM_IO | VM_PFNMAP);
+		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
+		num = pages;
+		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &num);
+		atomic_long_add(pages - num, &buf->map_pte);
+		/*
+		 * vm_insert_pages() says -EFAULT when it cannot allocate a page
+		 * table above the PTE level; the range was checked above, so it
+		 * can only mean that, and mmap(2) reports it as ENOMEM.
+		 */
+		return ret == -EFAULT ? -ENOMEM : ret;
+	}
+	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	return udmabuf_remap(buf, vma, buf->pfn + first, cached);
 }
 
 /**
@@ -307,7 +340,6 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	struct udmabuf *buf = view->buf;
 	unsigned long npages = view->len >> PAGE_SHIFT;
 	unsigned long pages = vma_pages(vma);
-	unsigned long first, num;
 	bool cached;
 	pgprot_t prot;
 	int ret;
@@ -326,43 +358,17 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 	 * write-back RAM with an uncached mapping, which x86 does not support.
 	 * DMA is cache-coherent there.
 	 */
-	if (IS_ENABLED(CONFIG_X86) && buf->pages) {
+	if (IS_ENABLED(CONFIG_X86) && buf->mt.map == UDMABUF_MAP_PAGES) {
 		prot = vma->vm_page_prot;
 		cached = true;
 	}
-	vma->vm_page_prot = udmabuf_prot_dirty(prot);
 	if (buf->debug_vma & 1)
 		dev_info(buf->dma_dev, "%s: mmap pgoff %lu pages %lu\n", buf->name,
 			 vma->vm_pgoff, pages);
 
-	if (!udmabuf_mmap_quirk(buf) || !buf->pfn_ok) {
-		/* The DMA setup may be gone with the driver (exports only). */
-		if (READ_ONCE(buf->dma_gone))
-			return -ENODEV;
-		ret = dma_mmap_coherent(buf->dma_dev, vma, buf->virt + view->base,
-					buf->dma_addr + view->base, view->len);
-		udmem_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-		if (!ret)
-			atomic_long_add(pages, &buf->map_pte);
-		return ret;
-	}
-
-	vma->vm_ops = &udmabuf_vm_ops;
-	vma->vm_private_data = view;
-	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
-	if (buf->pages) {
-		udmem_vm_flags_clear(vma, VM_IO | VM_PFNMAP);
-		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
-		num = pages;
-		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &num);
-		atomic_long_add(pages - num, &buf->map_pte);
-		/*
-		 * vm_insert_pages() says -EFAULT when it cannot allocate a page
-		 * table above the PTE level; the range was checked above, so it
-		 * can only mean that, and mmap(2) reports it as ENOMEM.
-		 */
-		return ret == -EFAULT ? -ENOMEM : ret;
-	}
-	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	return udmabuf_remap(buf, vma, buf->pfn + first, cached);
+	/* Dirty entries now where writable; faults and mprotect() start clean. */
+	vma->vm_page_prot = udmabuf_prot_dirty(vma, prot);
+	ret = udmabuf_mmap_fill(view, vma, cached);
+	vma->vm_page_prot = prot;
+	return ret;
 }

@@ -30,11 +30,6 @@ static DEFINE_IDR(udmabuf_minors);
 LIST_HEAD(udmabuf_list);
 static DECLARE_BITMAP(udmabuf_reserved_minors, UDMABUF_MINORS);
 
-bool udmabuf_dma_coherent(const struct udmabuf *buf)
-{
-	return dev_is_dma_coherent(buf->dma_dev);
-}
-
 int udmabuf_dma_mask_bits(const struct udmabuf *buf)
 {
 	u64 mask;
@@ -217,9 +212,11 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	list_add_tail(&buf->node, &udmabuf_list);
 	mutex_unlock(&udmabuf_registry_lock);
 
+	udmabuf_memtype_decide(buf);
 	ret = udmabuf_alloc(buf);
 	if (ret)
 		goto err_unlist;
+	udmabuf_memtype_settle(buf);
 
 	sys_dev = device_create_with_groups(udmabuf_class, parent,
 					    MKDEV(MAJOR(udmabuf_devt), buf->minor),
@@ -306,7 +303,7 @@ static void udmabuf_detach(struct udmabuf *buf)
 	 * would depend on those, and memory that outlives the unbind is only
 	 * given back where that loses nothing (see udmabuf_free()).
 	 */
-	buf->dma_gone = !udmabuf_dma_direct_plain(buf->dma_dev);
+	buf->dma_gone = buf->mt.setup_bound;
 	buf->keep_on_free = buf->dma_gone && kref_read(&buf->ref) > 1;
 	mutex_unlock(&buf->lock);
 	/* Imports map for dma_dev: undo that while its DMA setup is there. */

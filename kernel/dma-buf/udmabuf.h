@@ -73,6 +73,27 @@ struct udmabuf_view {
 	u64 len;			/* page aligned */
 };
 
+/* How user space maps a buffer's memory. */
+enum udmabuf_map {
+	UDMABUF_MAP_DMA,		/* dma_mmap_coherent() */
+	UDMABUF_MAP_PFN,		/* our remap of one run of page frames */
+	UDMABUF_MAP_PAGES,		/* page mode: its struct pages inserted */
+};
+
+/*
+ * A buffer's memory type, decided once by memtype.c: the fields up to
+ * setup_bound before the memory is allocated, map once it is.  The
+ * other files only read it.
+ */
+struct udmabuf_memtype {
+	bool coherent;			/* the DMA device snoops the CPU caches */
+	bool quirk;			/* user mappings through our own remap */
+	bool want_alias;		/* allocate with a cached kernel alias */
+	bool want_pages;		/* page mode: give the pages their counts */
+	bool setup_bound;		/* the DMA setup goes with the driver */
+	enum udmabuf_map map;
+};
+
 struct udmabuf {
 	struct kref ref;
 	struct mutex lock;		/* sync state and the flags below */
@@ -103,6 +124,7 @@ struct udmabuf {
 	bool keep_on_free;		/* used across an unbind: see alloc.c */
 	bool keep_contents;		/* asked not to zero the memory */
 	bool kept;			/* memory is a claimed no-map region */
+	struct udmabuf_memtype mt;	/* see memtype.c */
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
 	int quirk_mmap_mode;
@@ -158,7 +180,6 @@ bool udmabuf_name_valid(const char *name);
 struct udmabuf *udmabuf_find_name_locked(const char *name);
 void udmabuf_minor_reserve(int minor);
 void udmabuf_hide_locked(struct udmabuf *buf);
-bool udmabuf_dma_coherent(const struct udmabuf *buf);
 int udmabuf_dma_mask_bits(const struct udmabuf *buf);
 
 /* of.c */
@@ -199,10 +220,14 @@ void udmabuf_api_remove_all(void);
 /* sysfs.c */
 extern const struct attribute_group *udmabuf_groups[];
 
+/* memtype.c */
+void udmabuf_memtype_decide(struct udmabuf *buf);
+void udmabuf_memtype_settle(struct udmabuf *buf);
+bool udmabuf_dma_coherent(const struct udmabuf *buf);
+
 /* alloc.c */
 int udmabuf_alloc(struct udmabuf *buf);
 void udmabuf_free(struct udmabuf *buf);
-bool udmabuf_dma_direct_plain(struct device *dev);
 
 /* sync.c */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
@@ -217,7 +242,6 @@ extern const struct file_operations udmabuf_fops;
 /* mmap.c */
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		       bool force_sync);
-bool udmabuf_mmap_quirk(const struct udmabuf *buf);
 unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);

@@ -3,15 +3,50 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ._uapi import U_DMA_BUF_SYNC_DIR_FROM_DEVICE as FROM_DEVICE
 from ._uapi import U_DMA_BUF_SYNC_DIR_TO_DEVICE as TO_DEVICE
 
-if TYPE_CHECKING:
-    from ._device import Device
+
+class ArrayOwner(Protocol):
+    """What a UdmemArray needs of the Buffer or Region it lives in.
+
+    ``_device.Device`` provides it; this module depends on nothing else of
+    the package but the UAPI numbers.
+    """
+
+    _va: int
+    _allocated: bool
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def physical_address(self) -> int: ...
+
+    @property
+    def device_address(self) -> int: ...
+
+    @property
+    def coherent(self) -> bool: ...
+
+    def sync_for_cpu(self, offset: int = 0, size: int | None = None,
+                     direction: int = ...) -> None: ...
+
+    def sync_for_device(self, offset: int = 0, size: int | None = None,
+                        direction: int = ...) -> None: ...
+
+    def _contains(self, arr: np.ndarray[Any, Any]) -> bool: ...
+
+    def _track(self, arr: UdmemArray) -> None: ...
+
+    def _free_allocated(self, arr: UdmemArray) -> None: ...
 
 
 class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
@@ -24,7 +59,7 @@ class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
     ``ValueError``.
     """
 
-    _udmem: Device | None = None
+    _udmem: ArrayOwner | None = None
 
     def __array_finalize__(self, obj: Any) -> None:
         owner = getattr(obj, "_udmem", None)
@@ -35,7 +70,7 @@ class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
             owner._track(self)
 
     # ---- where the array is
-    def _owner(self) -> Device:
+    def _owner(self) -> ArrayOwner:
         owner = self._udmem
         if owner is None:
             raise ValueError("this array is not in a udmem buffer (it is a copy)")
@@ -87,7 +122,7 @@ class UdmemArray(np.ndarray[Any, np.dtype[Any]]):
         return not self.coherent
 
     @property
-    def buffer(self) -> Device:
+    def buffer(self) -> ArrayOwner:
         """The Buffer or Region this array lives in."""
         return self._owner()
 

@@ -175,6 +175,68 @@ TEST_F(mt, kernel_alias)
 	EXPECT_EQ(q.type, want);
 }
 
+#define MT_X86_RW	0x2ULL	/* _PAGE_RW */
+#define MT_X86_DIRTY	0x40ULL	/* _PAGE_DIRTY */
+
+/* Read at @p and give the x86 flags of its entry; -1 on failure. */
+static int mt_read_flags(int qfd, volatile uint8_t *p, uint64_t *flags)
+{
+	struct udmem_memtype q = { 0 };
+
+	(void)*p;
+	q.addr = (uintptr_t)p;
+	if (ioctl(qfd, UDMEM_MEMTYPE_QUERY, &q))
+		return -1;
+	*flags = q.raw;
+	return 0;
+}
+
+/*
+ * No entry the driver makes for a read-only mapping is Write=0,Dirty=1,
+ * which x86 reads as shadow stack: neither at mmap() of a read-only
+ * mapping nor at the fault after mprotect(PROT_READ) and MADV_DONTNEED
+ * (refused for the pfn modes, which cannot be zapped so).
+ */
+TEST_F(mt, readonly_entries_not_dirty)
+{
+	char path[96];
+	uint8_t *p;
+	uint64_t f;
+	int fd;
+
+#if !defined(__x86_64__)
+	SKIP("Write=0,Dirty=1 is x86's shadow-stack encoding");
+#endif
+	snprintf(path, sizeof(path), "/dev/%s", variant->name);
+	fd = open(path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	p = mmap(NULL, MT_LEN, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(mt_read_flags(self->qfd, p + MT_LEN / 2, &f), 0);
+	TH_LOG("%s read-only mapping: flags 0x%llx", variant->name, (unsigned long long)f);
+	EXPECT_NE(f & (MT_X86_RW | MT_X86_DIRTY), MT_X86_DIRTY);
+	munmap(p, MT_LEN);
+
+	p = mmap(NULL, MT_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	close(fd);
+	memset(p, 0x6e, MT_LEN);
+	ASSERT_EQ(mprotect(p, MT_LEN, PROT_READ), 0);
+	if (madvise(p, MT_LEN, MADV_DONTNEED)) {
+		/* A VM_PFNMAP mapping: nothing was zapped, nothing refaults. */
+		EXPECT_EQ(errno, EINVAL);
+		TH_LOG("%s: MADV_DONTNEED refused, no refault to look at", variant->name);
+		munmap(p, MT_LEN);
+		return;
+	}
+	ASSERT_EQ(mt_read_flags(self->qfd, p + MT_LEN / 2, &f), 0);
+	TH_LOG("%s refault after mprotect(PROT_READ): flags 0x%llx", variant->name,
+	       (unsigned long long)f);
+	EXPECT_NE(f & (MT_X86_RW | MT_X86_DIRTY), MT_X86_DIRTY);
+	EXPECT_EQ(p[MT_LEN / 2], 0x6e);
+	munmap(p, MT_LEN);
+}
+
 TEST_F(mt, user_cached)
 {
 	mt_check_user(self, variant->name, 0, 1);

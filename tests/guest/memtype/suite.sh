@@ -33,6 +33,55 @@ mt_uiomem_setup() {
 	fi
 }
 
+# A buffer bound to the edu PCI device and held open while the device is
+# removed, then closed.  Where the device's DMA goes through an IOMMU domain
+# of the DMA API (its iommu_group's type DMA or DMA-FQ), the memory was
+# allocated through that domain and the driver must not free it without it:
+# it keeps the memory and says so.  Without an IOMMU, or with an identity
+# domain, the memory is plain dma-direct and goes back.  (On 6.12+, where
+# iommu-dma has no DMA ops, the driver took the first case for the second.)
+mt_pci_held() {
+	mt_edu=$(udmem_pci_dev 0x1234 0x11e8) || mt_edu=
+	if [ -z "$mt_edu" ] || [ ! -w "$mt_edu/remove" ]; then
+		tap_skip pci-held-across-remove "no removable edu PCI device in this guest"
+		return 0
+	fi
+	if [ "$UDMEM_ARCH" = armhf ]; then
+		tap_skip pci-held-across-remove "a PCI rescan reassigns BARs on the armhf guest (later suites need them)"
+		return 0
+	fi
+	mt_domain=none
+	[ -e "$mt_edu/iommu_group" ] && mt_domain=$(cat "$mt_edu/iommu_group/type" 2>/dev/null)
+	case "$mt_domain" in
+	DMA | DMA-FQ) mt_want=kept ;;
+	none | identity) mt_want=freed ;;
+	*)
+		tap_skip pci-held-across-remove "IOMMU group type '$mt_domain' of $mt_edu: neither DMA nor identity"
+		return 0
+		;;
+	esac
+	mt_bdf=${mt_edu##*/}
+	if ! echo "create memtype-pci 0x10000 bus=pci device=$mt_bdf" > /dev/u-dma-buf-mgr; then
+		tap_fail pci-held-across-remove "manager create on pci/$mt_bdf failed"
+		return 0
+	fi
+	mt_kept_before=$(dmesg | grep -c 'memtype-pci: keeping')
+	exec 4< /dev/memtype-pci
+	echo 1 > "$mt_edu/remove"
+	exec 4<&-
+	if [ "$(dmesg | grep -c 'memtype-pci: keeping')" -gt "$mt_kept_before" ]; then
+		mt_got=kept
+	else
+		mt_got=freed
+	fi
+	echo 1 > /sys/bus/pci/rescan
+	if [ "$mt_got" = "$mt_want" ]; then
+		tap_ok pci-held-across-remove
+	else
+		tap_fail pci-held-across-remove "IOMMU domain $mt_domain: want the memory $mt_want, it was $mt_got"
+	fi
+}
+
 if ! udmem_insmod u-dma-buf || ! udmem_insmod u-dma-buf-mgr; then
 	tap_fail setup "insmod u-dma-buf, u-dma-buf-mgr failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
 elif ! udmem_insmod udmem-memtype; then
@@ -51,6 +100,7 @@ else
 	done
 	mt_uiomem_setup
 	udmem_run memtype
+	mt_pci_held
 	lsmod | grep -q '^uiomem ' && udmem_rmmod uiomem
 	for b in $mt_bufs; do
 		echo "delete memtype-${b%%:*}" > /dev/u-dma-buf-mgr

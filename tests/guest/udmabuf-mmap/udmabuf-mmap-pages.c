@@ -278,3 +278,59 @@ TEST(page_mode_page_held_by_pipe_outlives_buffer)
 	close(pfd[1]);
 	close(mgr);
 }
+
+/* How many times the kernel log holds this text. */
+static int log_count(const char *text)
+{
+	static char logbuf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, logbuf, sizeof(logbuf) - 1);
+	const char *p;
+
+	if (n < 0)
+		return -1;
+	logbuf[n] = '\0';
+	for (n = 0, p = logbuf; (p = strstr(p, text)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * A page-mode page made read-only by mprotect(), zapped by MADV_DONTNEED
+ * and faulted in again by a read: the new entry is read-only and clean.
+ * A dirty bit left in the VMA's protection gave it Write=0,Dirty=1, which
+ * x86 reads as shadow stack, and Linux 6.6+ warns about it in mk_pte().
+ * The data reads back, and the kernel log gets no new warning.
+ */
+TEST(page_mode_readonly_refault)
+{
+	const char *name = env_buf("UDMABUF_MMAP_PAGE");
+	int fd = open_buf(name, O_RDWR);
+	int warnings = log_count("WARNING:");
+	volatile char *p;
+	char *q;
+
+	ASSERT_GE(warnings, 0);
+	q = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(q != MAP_FAILED);
+	if (vma_has_flag(q, "pf") == 1)
+		SKIP("page mode fell back to a pfn mapping (see dmesg)");
+	memset(q, 0x3c, 8192);
+	ASSERT_OK(mprotect(q, 8192, PROT_READ));
+	ASSERT_OK(madvise(q, 8192, MADV_DONTNEED));
+	p = q;
+	EXPECT_EQ(p[0], 0x3c);
+	EXPECT_EQ(p[8191], 0x3c);
+	/* Writable again: the write faults in a writable entry. */
+	ASSERT_OK(mprotect(q, 8192, PROT_READ | PROT_WRITE));
+	p[4096] = 0x4d;
+	EXPECT_EQ(p[4096], 0x4d);
+	munmap(q, 8192);
+	/* A mapping read-only from the start. */
+	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(q != MAP_FAILED);
+	p = q;
+	EXPECT_EQ(p[4096], 0x4d);
+	munmap(q, 8192);
+	close(fd);
+	EXPECT_EQ(log_count("WARNING:"), warnings);
+}
