@@ -3,7 +3,7 @@
  * fuzz: a structure-aware fuzzer of u-dma-buf, its manager and uiomem.
  *
  * From one seed (FUZZ_SEED, else from the clock; printed first) it makes
- * FUZZ_OPS operations (default 1500), one at a time, each drawn from the
+ * FUZZ_OPS operations (default 5000), one at a time, each drawn from the
  * seed alone, so that the same seed makes the same sequence of calls:
  *
  *  - manager commands: create with odd names (empty, long, with '/', '.',
@@ -37,6 +37,9 @@
  *
  * Any failure prints the seed and the operation's index with the last
  * operations made; FUZZ_SEED=<seed> replays it (with the same FUZZ_OPS).
+ *
+ * On arm64 the program is also built 32-bit (UDMEM_TEST_COMPAT32), and
+ * suite.sh runs it again through the compat ioctl paths.
  */
 #define _FILE_OFFSET_BITS 64
 
@@ -1042,7 +1045,7 @@ static void seed_init(void)
 		g_seed = ((unsigned long long)ts.tv_sec * 1000003ULL ^ ts.tv_nsec) % 1000000007ULL;
 	}
 	g_rng = g_seed;
-	g_nops = strtoul(ut_env("FUZZ_OPS", "1500"), NULL, 0);
+	g_nops = strtoul(ut_env("FUZZ_OPS", "5000"), NULL, 0);
 	printf("# fuzz: seed %llu, %lu operations (replay: FUZZ_SEED=%llu FUZZ_OPS=%lu)\n",
 	       g_seed, g_nops, g_seed, g_nops);
 	fflush(stdout);

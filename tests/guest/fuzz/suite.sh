@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # fuzz: the structure-aware fuzzer of fuzz.c (what it generates and checks
 # is said there) over u-dma-buf, its manager and a uiomem region, for
-# FUZZ_OPS operations (default 1500) from FUZZ_SEED (default: from the
+# FUZZ_OPS operations (default 5000) from FUZZ_SEED (default: from the
 # clock; always printed).  Then a check that the fuzzer can fail: its
 # invariant check, given a shadow that differs from the buffer, must report
 # the seed and the operation, and the buffer that test leaves must be
@@ -21,7 +21,7 @@ fz_unload() {
 if [ -z "$FUZZ_SEED" ]; then
 	FUZZ_SEED=$(($(date +%s) % 1000000007))
 fi
-FUZZ_OPS=${FUZZ_OPS:-1500}
+FUZZ_OPS=${FUZZ_OPS:-5000}
 export FUZZ_SEED FUZZ_OPS
 echo "# fuzz: seed $FUZZ_SEED, $FUZZ_OPS operations; replay: --append \"FUZZ_SEED=$FUZZ_SEED\""
 
@@ -55,6 +55,10 @@ fi
 tap_ok setup
 
 udmem_run fuzz sequence
+# arm64: the same sequence from a 32-bit program, through the compat paths.
+if [ -x /udmem/bin/fuzz-compat32 ]; then
+	udmem_run UDMEM_SUITE=fuzz/compat32 fuzz-compat32 sequence
+fi
 
 # The fuzzer can fail: a broken invariant names the seed and the operation.
 out=$(fuzz manual_broken_invariant 2>&1)
