@@ -409,7 +409,7 @@ static void op_create(void)
 	};
 	char name[400], cmd[600], size_s[64];
 	uint64_t size = 0;
-	bool canon = true, fresh = false;
+	bool canon = true, fresh = false, split;
 	int slot = -1, i, err;
 
 	for (i = 0; i < NBUF; i++)
@@ -451,10 +451,33 @@ static void op_create(void)
 		strncat(cmd, opts[rn(ARRAY_SIZE(opts))], sizeof(cmd) - strlen(cmd) - 1);
 	}
 	strncat(cmd, rn(8) ? "\n" : ";", sizeof(cmd) - strlen(cmd) - 1);
-	op("manager '%.120s'", cmd);
+	split = fresh && rn(8) == 0;
+	if (fresh && rn(6) == 0) {
+		/* create and delete in one write: nothing is left when it succeeds */
+		size_t n = strlen(cmd);
+
+		snprintf(cmd + n, sizeof(cmd) - n, "delete %s\n", name);
+		op("manager '%.120s' (one write)", cmd);
+		ut_cleanup_buffer(name);
+		if (mgr_write(cmd, strlen(cmd)) == 0)
+			CHECK(!ut_sysfs_exists("u-dma-buf", name),
+			      "'%.100s' in one write left %s", cmd, name);
+		return;
+	}
+	op("manager '%.120s'%s", cmd, split ? " in two writes" : "");
 	if (fresh)
 		ut_cleanup_buffer(name);
-	err = mgr_write(cmd, strlen(cmd));
+	if (split) {
+		/* a command over two writes: the first part is kept, not run */
+		size_t cut = rn(strlen(cmd));
+
+		err = mgr_write(cmd, cut);
+		CHECK(err == 0 || cut == 0, "the first %zu bytes of '%.100s': %s", cut, cmd,
+		      strerror(err));
+		err = mgr_write(cmd + cut, strlen(cmd) - cut);
+	} else {
+		err = mgr_write(cmd, strlen(cmd));
+	}
 	if (err)
 		return;
 	g_ok[K_CREATE]++;
