@@ -101,13 +101,14 @@ TEST(fault_injection)
  */
 TEST(manual_progress_outlives_stall_limit)
 {
-	int i, limit = ut_stall_limit();
+	int i, steps = 12 * ut_stall_limit();
 
-	for (i = 0; i < 3 * limit; i++) {
-		UT_PROGRESS("second %d", i);
-		sleep(1);
+	/* three times the limit, a step every quarter of a second */
+	for (i = 0; i < steps; i++) {
+		UT_PROGRESS("step %d", i);
+		usleep(250000);
 	}
-	ASSERT_TRUE(i == 3 * limit);
+	ASSERT_TRUE(i == steps);
 }
 
 TEST(manual_stalled_test_is_cleaned_up)

@@ -122,12 +122,12 @@ fi
 # The harness judges a hang by progress and cleans up after a killed test
 # (harness.h): a test that progresses past the stall limit passes, one that
 # stalls fails with where it stalled and the buffer it left, which is gone.
-out=$(UDMEM_TEST_STALL_SECONDS=3 stress manual_progress_outlives_stall_limit 2>&1)
+out=$(UDMEM_TEST_STALL_SECONDS=5 stress manual_progress_outlives_stall_limit 2>&1)
 case $out in
 *"ok 1 stress/manual_progress_outlives_stall_limit"*) tap_ok harness-progress-is-not-a-hang ;;
 *) tap_fail harness-progress-is-not-a-hang "$(echo "$out" | grep ok | tr '\n' ' ')" ;;
 esac
-out=$(UDMEM_TEST_STALL_SECONDS=3 stress manual_stalled_test_is_cleaned_up 2>&1)
+out=$(UDMEM_TEST_STALL_SECONDS=5 stress manual_stalled_test_is_cleaned_up 2>&1)
 case $out in
 *"not ok 1 stress/manual_stalled_test_is_cleaned_up # no progress for "*"now stalling"*"left behind: buffer stress-stalled (deleted)"*)
 	if [ -e /sys/class/u-dma-buf/stress-stalled ]; then
