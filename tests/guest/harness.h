@@ -649,15 +649,15 @@ static inline int ut_watch(pid_t pid, int fd, struct ut_shared *sh, char *why, i
 				break;
 			if (*len < (int)size - 1)
 				*len += r;
-			continue;
 		}
-		if (sh && sh->beat != seen) {
-			seen = sh->beat;
+		/* Messages are not progress: only ut_progress() is. */
+		if (sh && __atomic_load_n(&sh->beat, __ATOMIC_RELAXED) != seen) {
+			seen = __atomic_load_n(&sh->beat, __ATOMIC_RELAXED);
 			last = ut_watch_now();
 			continue;
 		}
 		idle = ut_watch_now() - last;
-		if (!stalled && idle >= ut_stall_limit()) {
+		if (!stalled && idle >= ut_stall_limit() && pid > 0) {
 			stalled = (int)idle;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -686,9 +686,10 @@ static inline void ut_run_one(int n, struct ut_test *t, struct ut_variant *v,
 			ut_child(t, v, pipefd[1]);
 		}
 		close(pipefd[1]);
-		if (pid > 0)
+		if (pid > 0) {
 			setpgid(pid, pid);	/* before any kill(-pid) */
-		stalled = ut_watch(pid, pipefd[0], sh, why, &len, sizeof(why));
+			stalled = ut_watch(pid, pipefd[0], sh, why, &len, sizeof(why));
+		}
 		close(pipefd[0]);
 	}
 	why[len] = '\0';
