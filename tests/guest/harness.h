@@ -31,7 +31,21 @@
  * diagnostics.
  *
  * Every test runs in its own child process, so a crash, a SIGBUS or a hang
- * (alarm after UT_TIMEOUT seconds) fails that test only.  The fixture's
+ * fails that test only.  A hang is judged by progress, not by the clock:
+ * the parent kills the child (SIGKILL, its process group too) when it made
+ * no progress for UT_TIMEOUT seconds ($UDMEM_TEST_STALL_SECONDS if set).
+ * A test that runs long calls
+ * ut_progress() (or UT_PROGRESS(fmt, ...), which also notes where it is)
+ * once per iteration; a test that never calls it has UT_TIMEOUT in all.
+ *
+ * What a test may leave behind when it is killed or forgets to clean up is
+ * registered from the test: ut_cleanup_buffer("name") (or "prefix*") for
+ * u-dma-buf manager buffers, ut_cleanup_bind(driver_dir, device) for a
+ * platform device the test unbinds.  After the child ended, the parent
+ * binds such a device again if it has no driver, and deletes through
+ * /dev/u-dma-buf-mgr every buffer that matches and was not there before the
+ * test; either makes that test fail ("left behind: ..."), never a later
+ * one.  The fixture's
  * self starts zeroed; FIXTURE_TEARDOWN runs after the test body, also when
  * the body failed an ASSERT or SKIPped, but not when FIXTURE_SETUP did not
  * return.  ASSERT_*() ends the test on failure, EXPECT_*() records it and
@@ -63,10 +77,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#define UT_TIMEOUT	120	/* seconds per test */
+#ifndef UT_TIMEOUT
+#define UT_TIMEOUT	120	/* seconds a test may go without progress */
+#endif
 
 #define UT_EXIT_PASS	0
 #define UT_EXIT_FAIL	1
@@ -92,6 +114,23 @@ struct ut_test {
 	struct ut_test *next;
 };
 
+#define UT_MAX_CLEANUP	64
+#ifndef UT_CLEANUP_MGR
+#define UT_CLEANUP_MGR		"/dev/u-dma-buf-mgr"
+#endif
+#ifndef UT_CLEANUP_CLASS
+#define UT_CLEANUP_CLASS	"/sys/class/u-dma-buf"
+#endif
+
+/* Shared between the running test (and its threads and children) and the parent. */
+struct ut_shared {
+	unsigned long beat;			/* ut_progress() count */
+	char where[160];			/* the last UT_PROGRESS() note */
+	int nbuf, nbind;
+	char buf[UT_MAX_CLEANUP][64];		/* buffer names, "prefix*" */
+	char bind[UT_MAX_CLEANUP][2][96];	/* driver directory, device */
+};
+
 /*
  * The harness's state, one copy per program (TEST_HARNESS_MAIN defines it),
  * so that a program may have tests and checks in several source files.
@@ -103,6 +142,7 @@ extern int ut_msg_fd;		/* the verdict pipe to the parent */
 extern sigjmp_buf ut_jmp;	/* back to the TEST_F wrapper, for teardown */
 extern int ut_jmp_armed;
 extern int ut_end_code;		/* how the body ended when it jumped back */
+extern struct ut_shared *ut_shm;	/* NULL outside a test */
 
 #define UT_CTOR(fn)	__attribute__((constructor)) static void fn(void)
 
@@ -297,6 +337,58 @@ static inline void __attribute__((noreturn)) ut_end(int code)
 #define ASSERT_OK(expr)		UT_OK(expr, 1)
 #define EXPECT_OK(expr)		UT_OK(expr, 0)
 
+/* The running test made progress: the watchdog starts its UT_TIMEOUT again. */
+static inline void ut_progress(void)
+{
+	if (ut_shm)
+		__atomic_add_fetch(&ut_shm->beat, 1, __ATOMIC_RELAXED);
+}
+
+/* ut_progress() and a note of where the test is, quoted if it then stalls. */
+#define UT_PROGRESS(fmt, ...) do {					\
+		if (ut_shm)						\
+			snprintf(ut_shm->where, sizeof(ut_shm->where),	\
+				 fmt, ##__VA_ARGS__);			\
+		ut_progress();						\
+	} while (0)
+
+/*
+ * The parent deletes, after the test, every manager buffer named @name (or,
+ * for "prefix*", whose name starts with prefix) that it made.
+ */
+static inline void ut_cleanup_buffer(const char *name)
+{
+	int i, k;
+
+	if (!ut_shm)
+		return;
+	for (i = 0; i < __atomic_load_n(&ut_shm->nbuf, __ATOMIC_ACQUIRE) &&
+	     i < UT_MAX_CLEANUP; i++)
+		if (!strcmp(ut_shm->buf[i], name))
+			return;
+	k = __atomic_fetch_add(&ut_shm->nbuf, 1, __ATOMIC_ACQ_REL);
+	if (k < UT_MAX_CLEANUP)
+		snprintf(ut_shm->buf[k], sizeof(ut_shm->buf[k]), "%s", name);
+}
+
+/* The parent binds @dev to the driver of @drv_dir after the test, if it has none. */
+static inline void ut_cleanup_bind(const char *drv_dir, const char *dev)
+{
+	int i, k;
+
+	if (!ut_shm)
+		return;
+	for (i = 0; i < __atomic_load_n(&ut_shm->nbind, __ATOMIC_ACQUIRE) &&
+	     i < UT_MAX_CLEANUP; i++)
+		if (!strcmp(ut_shm->bind[i][1], dev))
+			return;
+	k = __atomic_fetch_add(&ut_shm->nbind, 1, __ATOMIC_ACQ_REL);
+	if (k >= UT_MAX_CLEANUP)
+		return;
+	snprintf(ut_shm->bind[k][0], sizeof(ut_shm->bind[k][0]), "%s", drv_dir);
+	snprintf(ut_shm->bind[k][1], sizeof(ut_shm->bind[k][1]), "%s", dev);
+}
+
 /*
  * Run fn(arg) in a child and return the signal that killed it (0 if it
  * exited normally).  For checks such as "touching past the end is SIGBUS".
@@ -381,7 +473,7 @@ static inline void __attribute__((noreturn))
 ut_child(struct ut_test *t, struct ut_variant *v, int msg_fd)
 {
 	ut_msg_fd = msg_fd;
-	alarm(UT_TIMEOUT);
+	setpgid(0, 0);		/* the watchdog kills the test's own children too */
 	t->run(v ? v->data : NULL);
 	if (ut_end_code)
 		_exit(ut_end_code == UT_EXIT_SKIP && ut_failed ? UT_EXIT_FAIL : ut_end_code);
@@ -397,15 +489,195 @@ struct ut_totals {
 	int pass, fail, skip;
 };
 
+static inline double ut_watch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Append to a bounded string. */
+static inline void __attribute__((format(printf, 3, 4)))
+ut_cleanup_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "\nname1\nname2\n": the u-dma-buf class devices now (the parent's snapshot). */
+static inline void ut_cleanup_snapshot(char *buf, size_t len)
+{
+	DIR *d = opendir(UT_CLEANUP_CLASS);
+	struct dirent *e;
+
+	snprintf(buf, len, "\n");
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			ut_cleanup_cat(buf, len, "%s\n", e->d_name);
+	closedir(d);
+}
+
+static inline int ut_cleanup_listed(const char *list, const char *name)
+{
+	char key[300];
+
+	snprintf(key, sizeof(key), "\n%s\n", name);
+	return !!strstr(list, key);
+}
+
+static inline int ut_cleanup_matches(const char *pat, const char *name)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return !strncmp(pat, name, n - 1);
+	return !strcmp(pat, name);
+}
+
+static inline int ut_cleanup_write(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, strlen(s)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * After a test: bind again the devices it left without a driver, delete
+ * the buffers it registered that were not there before it.  What was left
+ * is described in @out; returns how many things were.
+ */
+static inline int ut_cleanup_run(struct ut_shared *sh, const char *before,
+				 char *out, size_t len)
+{
+	char path[300], cmd[300];
+	struct dirent *e;
+	struct stat st;
+	int i, k, left = 0, n;
+	DIR *d;
+
+	n = sh->nbind < UT_MAX_CLEANUP ? sh->nbind : UT_MAX_CLEANUP;
+	for (i = 0; i < n; i++) {
+		const char *dev = sh->bind[i][1];
+		int err;
+
+		snprintf(path, sizeof(path), "%s/%s", sh->bind[i][0], dev);
+		if (!*dev || lstat(path, &st) == 0)
+			continue;	/* bound (to this driver) */
+		snprintf(path, sizeof(path), "/sys/bus/platform/devices/%s/driver", dev);
+		if (lstat(path, &st) == 0)
+			continue;	/* bound elsewhere */
+		snprintf(path, sizeof(path), "/sys/bus/platform/devices/%s", dev);
+		if (lstat(path, &st))
+			continue;	/* the device is gone */
+		snprintf(path, sizeof(path), "%s/bind", sh->bind[i][0]);
+		err = ut_cleanup_write(path, dev);
+		ut_cleanup_cat(out, len, "%s%s unbound (%s)", left++ ? ", " : "", dev,
+			       err ? strerror(err) : "bound again");
+	}
+	n = sh->nbuf < UT_MAX_CLEANUP ? sh->nbuf : UT_MAX_CLEANUP;
+	d = n ? opendir(UT_CLEANUP_CLASS) : NULL;
+	while (d && (e = readdir(d))) {
+		int err;
+
+		if (e->d_name[0] == '.' || ut_cleanup_listed(before, e->d_name))
+			continue;
+		for (k = 0; k < n; k++)
+			if (ut_cleanup_matches(sh->buf[k], e->d_name))
+				break;
+		if (k == n)
+			continue;
+		snprintf(cmd, sizeof(cmd), "delete %s\n", e->d_name);
+		err = ut_cleanup_write(UT_CLEANUP_MGR, cmd);
+		ut_cleanup_cat(out, len, "%sbuffer %s (%s)", left++ ? ", " : "", e->d_name,
+			       err ? strerror(err) : "deleted");
+	}
+	if (d)
+		closedir(d);
+	return left;
+}
+
+/* UT_TIMEOUT, or $UDMEM_TEST_STALL_SECONDS (the harness's own checks use it). */
+static inline int ut_stall_limit(void)
+{
+	const char *v = getenv("UDMEM_TEST_STALL_SECONDS");
+	int n = v ? atoi(v) : 0;
+
+	return n > 0 ? n : UT_TIMEOUT;
+}
+
+/*
+ * Read the child's messages until it (and whatever holds the pipe) ends;
+ * kill it when ut_progress() did not move for UT_TIMEOUT seconds.  Returns
+ * the seconds it stalled when it was killed, else 0.
+ */
+static inline int ut_watch(pid_t pid, int fd, struct ut_shared *sh, char *why, int *len,
+			   size_t size)
+{
+	unsigned long seen = sh ? sh->beat : 0;
+	double last = ut_watch_now(), idle;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int stalled = 0;
+	ssize_t r;
+
+	for (;;) {
+		char spill[256];
+		int pr = poll(&pfd, 1, ut_stall_limit() < 10 ? 1000 : 5000);
+
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr > 0) {
+			/* Keep the start, drain the rest: a child must never see EPIPE. */
+			if (*len < (int)size - 1)
+				r = read(fd, why + *len, size - 1 - *len);
+			else
+				r = read(fd, spill, sizeof(spill));
+			if (r <= 0)
+				break;
+			if (*len < (int)size - 1)
+				*len += r;
+		}
+		/* Messages are not progress: only ut_progress() is. */
+		if (sh && __atomic_load_n(&sh->beat, __ATOMIC_RELAXED) != seen) {
+			seen = __atomic_load_n(&sh->beat, __ATOMIC_RELAXED);
+			last = ut_watch_now();
+			continue;
+		}
+		idle = ut_watch_now() - last;
+		if (!stalled && idle >= ut_stall_limit() && pid > 0) {
+			stalled = (int)idle;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+	}
+	return stalled;
+}
+
 static inline void ut_run_one(int n, struct ut_test *t, struct ut_variant *v,
 			      const char *full, void *arg)
 {
 	struct ut_totals *tot = arg;
-	char why[512] = "";
-	int pipefd[2], status, len = 0;
-	ssize_t r;
+	struct ut_shared *sh = ut_shm;
+	char why[512] = "", left[400] = "", before[4096];
+	int pipefd[2], status, len = 0, stalled = 0, nleft = 0;
 	pid_t pid = -1;
 
+	if (sh)
+		memset(sh, 0, sizeof(*sh));
+	ut_cleanup_snapshot(before, sizeof(before));
 	fflush(stdout);
 	if (pipe(pipefd) == 0) {
 		pid = fork();
@@ -414,18 +686,9 @@ static inline void ut_run_one(int n, struct ut_test *t, struct ut_variant *v,
 			ut_child(t, v, pipefd[1]);
 		}
 		close(pipefd[1]);
-		/* Keep the start, drain the rest: a child must never see EPIPE. */
-		for (;;) {
-			char spill[256];
-
-			if (len < (int)sizeof(why) - 1)
-				r = read(pipefd[0], why + len, sizeof(why) - 1 - len);
-			else
-				r = read(pipefd[0], spill, sizeof(spill));
-			if (r <= 0)
-				break;
-			if (len < (int)sizeof(why) - 1)
-				len += r;
+		if (pid > 0) {
+			setpgid(pid, pid);	/* before any kill(-pid) */
+			stalled = ut_watch(pid, pipefd[0], sh, why, &len, sizeof(why));
 		}
 		close(pipefd[0]);
 	}
@@ -436,10 +699,26 @@ static inline void ut_run_one(int n, struct ut_test *t, struct ut_variant *v,
 		printf("not ok %d %s/%s # pipe/fork/wait failed: %s\n", n,
 		       tot->suite, full, strerror(errno));
 		tot->fail++;
+		fflush(stdout);
+		return;
+	}
+	if (sh)
+		nleft = ut_cleanup_run(sh, before, left, sizeof(left));
+	if (stalled) {
+		printf("not ok %d %s/%s # no progress for %d s, killed%s%s%s%s%s%s\n", n,
+		       tot->suite, full, stalled, sh && sh->where[0] ? " at: " : "",
+		       sh ? sh->where : "", *why ? "; first message: " : "", why,
+		       nleft ? "; left behind: " : "", left);
+		tot->fail++;
 	} else if (WIFSIGNALED(status)) {
-		printf("not ok %d %s/%s # killed by signal %d (%s)%s%s\n", n,
+		printf("not ok %d %s/%s # killed by signal %d (%s)%s%s%s%s\n", n,
 		       tot->suite, full, WTERMSIG(status),
-		       strsignal(WTERMSIG(status)), *why ? ": " : "", why);
+		       strsignal(WTERMSIG(status)), *why ? ": " : "", why,
+		       nleft ? "; left behind: " : "", left);
+		tot->fail++;
+	} else if (nleft) {
+		printf("not ok %d %s/%s # left behind: %s%s%s\n", n, tot->suite, full, left,
+		       *why ? "; first message: " : "", why);
 		tot->fail++;
 	} else if (WEXITSTATUS(status) == UT_EXIT_PASS) {
 		printf("ok %d %s/%s\n", n, tot->suite, full);
@@ -461,6 +740,11 @@ static inline int ut_harness_main(int argc, char **argv)
 	struct ut_totals tot = { .suite = ut_suite(argv[0]) };
 	const char *filter = argc > 1 ? argv[1] : NULL;
 
+	void *sh = mmap(NULL, sizeof(struct ut_shared), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	/* Without the shared page the tests still run, judged by UT_TIMEOUT in all. */
+	ut_shm = sh == MAP_FAILED ? NULL : sh;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..%d\n", ut_for_each(filter, NULL, NULL));
 	ut_for_each(filter, ut_run_one, &tot);
@@ -474,6 +758,7 @@ static inline int ut_harness_main(int argc, char **argv)
 	int ut_checks, ut_failed, ut_msg_fd = -1;			\
 	sigjmp_buf ut_jmp;						\
 	int ut_jmp_armed, ut_end_code;					\
+	struct ut_shared *ut_shm;					\
 									\
 	int main(int argc, char **argv)					\
 	{								\

@@ -22,17 +22,6 @@ static void slab_verdict(const char *what, long before, long after, unsigned lon
 		 cycles ? (after - before) * 1024 / (long)cycles : 0, tol);
 }
 
-/*
- * Keep the per-test alarm ahead of a long endurance run.  The rates given
- * are far below those measured, as the alarm is for hangs only: the full
- * counts on the debug kernel at a host load of 25-30 ran out of an alarm
- * set for 20 creates a second (300 took 12-16 s on x86_64-debug).
- */
-static void extend_alarm(unsigned long cycles, unsigned long per_second)
-{
-	alarm(UT_TIMEOUT + cycles / (per_second ? per_second : 1));
-}
-
 void endurance_create_delete(void)
 {
 	unsigned long cycles = env_ul("STRESS_CREATE_CYCLES", 300), i, fails = 0;
@@ -42,7 +31,6 @@ void endurance_create_delete(void)
 	int mgr, err;
 
 	seed_init("endurance_create_delete");
-	extend_alarm(cycles, 5);
 	mgr = open(MGR, O_WRONLY);
 	if (mgr < 0)
 		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
@@ -151,6 +139,7 @@ static unsigned long bind_cycles(const char *name, unsigned long cycles)
 		TH_LOG("%s: no platform device", name);
 		return 1;
 	}
+	ut_cleanup_bind(UDB_DRV, pdev);
 	dev_of(UDB_CLASS, name, dev0, sizeof(dev0));
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	t0 = now();
@@ -199,12 +188,12 @@ void endurance_bind_unbind_udmabuf(void)
 	int mgr;
 
 	seed_init("endurance_bind_unbind_udmabuf");
-	extend_alarm(cycles, 4);
 	mgr = open(MGR, O_WRONLY);
 	if (mgr < 0)
 		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
 	ASSERT_EQ(mgr_cmd(mgr, "create stress-bind 8192\n"), 0);
 	ASSERT_EQ(pdev_of(UDB_CLASS, "stress-bind", pdev, sizeof(pdev)), 0);
+	ut_cleanup_bind(UDB_DRV, pdev);
 	for (i = 0; i < 5; i++) {
 		write_str(UDB_DRV "/unbind", pdev);
 		write_str(UDB_DRV "/bind", pdev);
@@ -250,7 +239,6 @@ void endurance_bind_unbind_pools(void)
 	unsigned int n, found = 0;
 
 	seed_init("endurance_bind_unbind_pools");
-	extend_alarm(3 * cycles, 4);
 	for (n = 0; n < 2; n++) {
 		snprintf(path, sizeof(path), "/dev/%s", names[n]);
 		if (access(path, F_OK) == 0)
@@ -261,6 +249,7 @@ void endurance_bind_unbind_pools(void)
 	for (n = 0; n < 2; n++) {
 		if (pdev_of(UDB_CLASS, names[n], pdev, sizeof(pdev)))
 			continue;
+		ut_cleanup_bind(UDB_DRV, pdev);
 		write_str(UDB_DRV "/unbind", pdev);
 		write_str(UDB_DRV "/bind", pdev);
 	}
@@ -298,11 +287,11 @@ void endurance_bind_unbind_uiomem(void)
 	double t0;
 
 	seed_init("endurance_bind_unbind_uiomem");
-	extend_alarm(cycles, 4);
 	if (regions_init() < 1)
 		SKIP("STRESS_UIOMEM names no region (no ivshmem BAR?)");
 	name = g_regions[g_nregions - 1];
 	ASSERT_EQ(pdev_of(UIO_CLASS, name, pdev, sizeof(pdev)), 0);
+	ut_cleanup_bind(UIO_DRV, pdev);
 	dev_of(UIO_CLASS, name, dev0, sizeof(dev0));
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	for (i = 0; i < 5; i++) {

@@ -60,6 +60,7 @@ void udmabuf_faulting_write_changes_no_other_byte(void)
 	mgr = open(MGR, O_WRONLY);
 	if (mgr < 0)
 		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	ut_cleanup_buffer("stress-efault");
 	ASSERT_EQ(mgr_cmd(mgr, "create stress-efault 16384\n"), 0);
 	fd = open("/dev/stress-efault", O_RDWR);
 	EXPECT_OK(fd);
@@ -96,6 +97,8 @@ void uiomem_faulting_write_changes_no_other_byte(void)
 #define DEBUGFS		"/sys/kernel/debug"
 #define FI_MAX_NTH	400
 
+static const char *fi_step = "setup";	/* the operation under test, for a stall report */
+
 static int fi_write(const char *attr, const char *what, const char *val)
 {
 	char path[128];
@@ -129,6 +132,7 @@ static void fi_arm(unsigned int nth)
 {
 	char v[16];
 
+	UT_PROGRESS("fault_injection: %s, fail-nth %u", fi_step, nth);
 	snprintf(v, sizeof(v), "%u", nth);
 	write_str("/proc/thread-self/fail-nth", v);
 }
@@ -145,11 +149,21 @@ static bool fi_disarm(void)
 
 struct fi_stats {
 	unsigned long runs, failed;
+	double t0;
 };
+
+/* Start the runs of one operation. */
+static void fi_begin(struct fi_stats *s, const char *step)
+{
+	memset(s, 0, sizeof(*s));
+	s->t0 = now();
+	fi_step = step;
+}
 
 static void fi_report(struct th *t, const char *op, struct fi_stats *s, bool complete)
 {
-	TH_LOG("%s: %lu runs, %lu failed by an injected fault%s", op, s->runs, s->failed,
+	TH_LOG("%s: %lu runs, %lu failed by an injected fault, %.1f s%s", op, s->runs,
+	       s->failed, now() - s->t0,
 	       complete ? "" : " (stopped before the operation ran fault-free)");
 	if (!complete) {
 		call(t, "%s under fail-nth", op);
@@ -160,11 +174,12 @@ static void fi_report(struct th *t, const char *op, struct fi_stats *s, bool com
 /* Manager create under a fault: a documented errno and nothing left behind. */
 static void fi_create(struct th *t, int mgr)
 {
-	struct fi_stats s = { 0 };
+	struct fi_stats s;
 	bool done = false;
 	unsigned int n;
 	int err;
 
+	fi_begin(&s, "manager create");
 	for (n = 1; n <= FI_MAX_NTH && !done; n++) {
 		fi_arm(n);
 		err = mgr_cmd(mgr, "create stress-fi 65536\n");
@@ -190,17 +205,19 @@ static void fi_create(struct th *t, int mgr)
 /* Bind (probe) under a fault. */
 static void fi_probe(struct th *t, int mgr)
 {
-	struct fi_stats s = { 0 };
+	struct fi_stats s;
 	char pdev[64];
 	bool done = false;
 	unsigned int n;
 	int err;
 
+	fi_begin(&s, "probe (bind)");
 	call(t, "create stress-fi-probe");
 	if (expect(t, mgr_cmd(mgr, "create stress-fi-probe 65536\n"), 0))
 		return;
 	if (pdev_of(UDB_CLASS, "stress-fi-probe", pdev, sizeof(pdev)))
 		return;
+	ut_cleanup_bind(UDB_DRV, pdev);
 	for (n = 1; n <= FI_MAX_NTH && !done; n++) {
 		call(t, "unbind %s", pdev);
 		if (expect(t, write_str(UDB_DRV "/unbind", pdev), 0))
@@ -271,7 +288,7 @@ static void fi_tables_refill(uint8_t *base, size_t len)
 /* Open, export and mmap of a buffer under a fault. */
 static void fi_file_ops(struct th *t, int mgr, const char *opt)
 {
-	struct fi_stats so = { 0 }, se = { 0 }, sm = { 0 };
+	struct fi_stats so, se, sm;
 	void *resv = MAP_FAILED;
 	uint8_t *at;
 	char cmd[96];
@@ -283,6 +300,7 @@ static void fi_file_ops(struct th *t, int mgr, const char *opt)
 	call(t, "%.*s", (int)strlen(cmd) - 1, cmd);
 	if (expect(t, mgr_cmd(mgr, cmd), 0))
 		return;
+	fi_begin(&so, "open");
 	for (n = 1, done = false; n <= FI_MAX_NTH && !done; n++) {
 		fi_arm(n);
 		fd = open("/dev/stress-fi-ops", O_RDWR);
@@ -302,6 +320,7 @@ static void fi_file_ops(struct th *t, int mgr, const char *opt)
 	call(t, "open stress-fi-ops");
 	if (expect(t, fd < 0 ? errno : 0, 0))
 		goto out;
+	fi_begin(&se, "export");
 	for (n = 1, done = false; n <= FI_MAX_NTH && !done; n++) {
 		struct u_dma_buf_ioctl_export_args ea = { .flags = O_RDWR | O_CLOEXEC,
 							  .size = 65536 };
@@ -320,6 +339,7 @@ static void fi_file_ops(struct th *t, int mgr, const char *opt)
 	}
 	fi_report(t, "export", &se, done);
 	at = fi_tables_at(opt, 65536, &resv);
+	fi_begin(&sm, "mmap");
 	for (n = 1, done = false; n <= FI_MAX_NTH && !done; n++) {
 		uint8_t *p;
 
@@ -354,14 +374,16 @@ out:
 /* uiomem bind (probe) under a fault. */
 static void fi_uiomem_probe(struct th *t, const char *name)
 {
-	struct fi_stats s = { 0 };
+	struct fi_stats s;
 	char pdev[64];
 	bool done = false;
 	unsigned int n;
 	int err;
 
+	fi_begin(&s, "uiomem probe (bind)");
 	if (pdev_of(UIO_CLASS, name, pdev, sizeof(pdev)))
 		return;
+	ut_cleanup_bind(UIO_DRV, pdev);
 	for (n = 1; n <= FI_MAX_NTH && !done; n++) {
 		call(t, "unbind %s", pdev);
 		if (expect(t, write_str(UIO_DRV "/unbind", pdev), 0))

@@ -308,6 +308,7 @@ static void *udb_thread(void *arg)
 
 		t->ops++;
 		t->counts[op]++;
+		ut_progress();
 		switch (op) {
 		case 0:
 		case 1:

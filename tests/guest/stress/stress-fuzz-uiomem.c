@@ -370,6 +370,7 @@ static void *uio_thread(void *arg)
 
 		t->ops++;
 		t->counts[op]++;
+		ut_progress();
 		switch (op) {
 		case 0:
 		case 1:

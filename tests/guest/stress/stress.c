@@ -93,4 +93,34 @@ TEST(fault_injection)
 	fault_injection();
 }
 
+/*
+ * The harness's own checks, run by suite.sh with a short stall limit
+ * (UDMEM_TEST_STALL_SECONDS): a test that makes progress for longer than
+ * the limit passes; one that stalls is killed, and the buffer it made is
+ * deleted for it and reported as its failure.
+ */
+TEST(manual_progress_outlives_stall_limit)
+{
+	int i, steps = 12 * ut_stall_limit();
+
+	/* three times the limit, a step every quarter of a second */
+	for (i = 0; i < steps; i++) {
+		UT_PROGRESS("step %d", i);
+		usleep(250000);
+	}
+	ASSERT_TRUE(i == steps);
+}
+
+TEST(manual_stalled_test_is_cleaned_up)
+{
+	int mgr = open(MGR, O_WRONLY);
+
+	if (mgr < 0)
+		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	ut_cleanup_buffer("stress-*");
+	ASSERT_EQ(mgr_cmd(mgr, "create stress-stalled 4096\n"), 0);
+	UT_PROGRESS("stress-stalled made, now stalling");
+	pause();
+}
+
 TEST_HARNESS_MAIN

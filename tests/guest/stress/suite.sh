@@ -119,6 +119,25 @@ if [ -x /udmem/bin/stress-compat32 ]; then
 		stress-compat32 fuzz_udmabuf
 fi
 
+# The harness judges a hang by progress and cleans up after a killed test
+# (harness.h): a test that progresses past the stall limit passes, one that
+# stalls fails with where it stalled and the buffer it left, which is gone.
+out=$(UDMEM_TEST_STALL_SECONDS=5 stress manual_progress_outlives_stall_limit 2>&1)
+case $out in
+*"ok 1 stress/manual_progress_outlives_stall_limit"*) tap_ok harness-progress-is-not-a-hang ;;
+*) tap_fail harness-progress-is-not-a-hang "$(echo "$out" | grep ok | tr '\n' ' ')" ;;
+esac
+out=$(UDMEM_TEST_STALL_SECONDS=5 stress manual_stalled_test_is_cleaned_up 2>&1)
+case $out in
+*"not ok 1 stress/manual_stalled_test_is_cleaned_up # no progress for "*"now stalling"*"left behind: buffer stress-stalled (deleted)"*)
+	if [ -e /sys/class/u-dma-buf/stress-stalled ]; then
+		tap_fail harness-stalled-test-cleaned-up "stress-stalled is still there"
+	else
+		tap_ok harness-stalled-test-cleaned-up
+	fi ;;
+*) tap_fail harness-stalled-test-cleaned-up "$(echo "$out" | grep ok | tr '\n' ' ')" ;;
+esac
+
 left=
 for b in /sys/class/u-dma-buf/stress-*; do
 	[ -e "$b" ] && left="$left ${b##*/}"

@@ -1,0 +1,1221 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fuzz: a structure-aware fuzzer of u-dma-buf, its manager and uiomem.
+ *
+ * From one seed (FUZZ_SEED, else from the clock; printed first) it makes
+ * FUZZ_OPS operations (default 5000), one at a time, each drawn from the
+ * seed alone, so that the same seed makes the same sequence of calls:
+ *
+ *  - manager commands: create with odd names (empty, long, with '/', '.',
+ *    spaces, high bytes, a name already taken), sizes (0, 1, page +- 1,
+ *    huge, negative, hex, garbage) and options (every keyword, bad values,
+ *    unknown words), several commands in one write, delete of names that
+ *    exist, do not or are in use;
+ *  - read/write/lseek/mmap of a buffer's files (read-write, read-only,
+ *    O_SYNC) at boundary offsets and sizes: 0, size - 1, size, size + 1,
+ *    ~0, 2^31, 2^32, unaligned, random;
+ *  - every u-dma-buf ioctl of include/uapi/linux/u-dma-buf-ioctl.h with
+ *    random and boundary field values and flag bits, and unknown numbers;
+ *  - sysfs writes of the sync attributes (sync_offset, sync_size,
+ *    sync_direction, sync_mode, sync_for_cpu, sync_for_device, debug_vma,
+ *    debug_export): numbers in and out of range, garbage, empty;
+ *  - DMA-BUF export (EXPORT), its mmap and DMA_BUF_IOCTL_SYNC with valid and
+ *    invalid flags, IMPORT of it and IMPORT_SYNC;
+ *  - on a uiomem region (FUZZ_UIOMEM names it), read/write/lseek/mmap and
+ *    its ioctls (QUERY, SYNC, EXPORT and the reference-style ones).
+ *
+ * Invariants checked after each operation: data read back (read(), the
+ * mappings, an export's mapping) is what was written (a shadow copy of
+ * each buffer and of the region); a read or write never reports more bytes
+ * than the object has past the offset; lseek() lands where it says; a
+ * mapping past the end fails; GET_SIZE is the created size; a numeric
+ * sysfs write that succeeded reads back; uiomem SYNC and EXPORT succeed or
+ * fail exactly as include/uapi/linux/uiomem.h documents; every buffer it
+ * made can be deleted once its files are closed, and no "fuzz-" buffer is
+ * left.  New kernel reports (Oops, BUG, WARNING, KASAN, lockdep, DMA-API)
+ * are read from /dev/kmsg after every operation.
+ *
+ * Any failure prints the seed and the operation's index with the last
+ * operations made; FUZZ_SEED=<seed> replays it (with the same FUZZ_OPS).
+ *
+ * On arm64 the program is also built 32-bit (UDMEM_TEST_COMPAT32), and
+ * suite.sh runs it again through the compat ioctl paths.
+ */
+#define _FILE_OFFSET_BITS 64
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <linux/dma-buf.h>
+#include <linux/u-dma-buf-ioctl.h>
+#include <linux/uiomem.h>
+
+#include "harness.h"
+#include "ut.h"
+
+#define MGR		"/dev/u-dma-buf-mgr"
+#define CLS		"/sys/class/u-dma-buf"
+#define NBUF		3		/* buffers in the pool */
+#define NEXP		2		/* exports kept per buffer */
+#define HIST		12		/* operations quoted on a failure */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct fexp {
+	int fd;			/* a dma-buf, or -1 */
+	uint64_t off, size;
+	uint8_t *map;		/* its mapping, or NULL */
+	int ifd;		/* an import of it, or -1 */
+};
+
+struct fbuf {
+	char name[32];		/* "" when the slot is free */
+	uint64_t size;
+	uint8_t *shadow;
+	int fd[3];		/* O_RDWR, O_RDONLY, O_RDWR | O_SYNC */
+	uint8_t *map;		/* a shared mapping of fd[0] */
+	uint64_t maplen;
+	struct fexp exp[NEXP];
+};
+
+/* the kinds of operation */
+enum { K_CREATE, K_DELETE, K_READ, K_WRITE, K_LSEEK, K_MMAP, K_MAPRW, K_IOCTL, K_SYSFS,
+	K_EXPORT, K_UIO, K_N };
+
+static unsigned long long g_seed;
+static uint64_t g_rng;
+static unsigned long g_op, g_nops;
+static char g_hist[HIST][200];
+static int g_kmsg = -1;
+static int g_mgr = -1;
+static long g_page;
+static struct fbuf g_buf[NBUF];
+static unsigned long g_names;		/* for fresh names */
+static unsigned long g_count[K_N], g_ok[K_N];	/* per kind: made, succeeded */
+
+/* the uiomem region */
+static int g_uio = -1, g_uio_ro = -1;
+static uint64_t g_uio_size;
+static uint8_t *g_uio_shadow;
+static char g_uio_name[32];
+
+static uint64_t rnd(void)
+{
+	/* splitmix64: every value depends on the seed and the count alone */
+	uint64_t z = (g_rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rn(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* Describe the operation being made (kept for a failure report). */
+static void __attribute__((format(printf, 1, 2))) op(const char *fmt, ...)
+{
+	char *h = g_hist[g_op % HIST];
+	va_list ap;
+	int n;
+
+	n = snprintf(h, sizeof(g_hist[0]), "op %lu: ", g_op);
+	va_start(ap, fmt);
+	vsnprintf(h + n, sizeof(g_hist[0]) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void dump_history(void)
+{
+	unsigned long i, from = g_op + 1 > HIST ? g_op + 1 - HIST : 0;
+
+	for (i = from; i <= g_op; i++)
+		printf("#   %s\n", g_hist[i % HIST]);
+}
+
+/* An invariant broke: the seed, the operation, the last operations; the test fails. */
+static void __attribute__((format(printf, 1, 2))) broken(const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("# fuzz: seed %llu, op %lu of %lu: %s\n# the last operations:\n", g_seed, g_op,
+	       g_nops, msg);
+	dump_history();
+	printf("# replay: FUZZ_SEED=%llu FUZZ_OPS=%lu\n", g_seed, g_nops);
+	fflush(stdout);
+	ut_failed++;
+	ut_checks++;
+	ut_msg("seed %llu op %lu: %s (replay: FUZZ_SEED=%llu FUZZ_OPS=%lu)", g_seed, g_op, msg,
+	       g_seed, g_nops);
+	ut_end(UT_EXIT_FAIL);
+}
+
+#define CHECK(cond, fmt, ...) do {					\
+		ut_checks++;						\
+		if (!(cond))						\
+			broken(fmt, ##__VA_ARGS__);			\
+	} while (0)
+
+/* ----------------------------------------------------- kernel reports */
+
+static const char *const k_reports[] = {
+	"Oops", "BUG:", "WARNING:", "Call trace", "Call Trace", "general protection",
+	"Unable to handle", "KASAN", "kmemleak", "DMA-API", "possible recursive locking",
+	"possible circular locking", "inconsistent lock state", "suspicious RCU usage",
+	"list_add corruption", "list_del corruption", "refcount_t:",
+};
+
+static void kmsg_open(void)
+{
+	g_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (g_kmsg >= 0)
+		lseek(g_kmsg, 0, SEEK_END);
+}
+
+/* New kernel-log records that are reports: fail with the seed and the operation. */
+static void kmsg_check(void)
+{
+	char rec[1024];
+	ssize_t n;
+	size_t i;
+
+	if (g_kmsg < 0)
+		return;
+	for (;;) {
+		n = read(g_kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (n <= 0)
+			return;
+		rec[n] = '\0';
+		rec[strcspn(rec, "\n")] = '\0';
+		for (i = 0; i < ARRAY_SIZE(k_reports); i++)
+			if (strstr(rec, k_reports[i]))
+				broken("kernel report: %.200s", strchr(rec, ';') ?
+				       strchr(rec, ';') + 1 : rec);
+	}
+}
+
+/* ------------------------------------------------------------- values */
+
+/* An offset or size near the edges of an object of @size bytes. */
+static uint64_t edge(uint64_t size)
+{
+	switch (rn(16)) {
+	case 0:
+		return 0;
+	case 1:
+		return size;
+	case 2:
+		return size - 1;
+	case 3:
+		return size + 1;
+	case 4:
+		return ~0ULL;
+	case 5:
+		return 1ULL << 31;
+	case 6:
+		return 1ULL << 32;
+	case 7:
+		return (uint64_t)INT64_MAX;
+	case 8:
+		return g_page;
+	case 9:		/* odd */
+		return size ? rn(size) | 1 : 1;
+	case 10:	/* page-aligned */
+		return size ? rn(size) & ~(uint64_t)(g_page - 1) : 0;
+	case 11:
+		return size / 2;
+	case 12:
+		return (uint64_t)-g_page;
+	default:
+		return rn(size + 2 * g_page);
+	}
+}
+
+/* A length to transfer: small mostly, bounded by what a scratch buffer holds. */
+static size_t xfer_len(uint64_t size, size_t max)
+{
+	uint64_t v;
+
+	switch (rn(6)) {
+	case 0:
+		v = 0;
+		break;
+	case 1:
+		v = 1;
+		break;
+	case 2:
+		v = size;
+		break;
+	case 3:
+		v = g_page + 1;
+		break;
+	default:
+		v = rn(2 * g_page) + 1;
+		break;
+	}
+	return v > max ? max : v;
+}
+
+/* A number written as sysfs or the manager would read it, or garbage. */
+static void num_str(char *s, size_t len, uint64_t v, bool *canonical)
+{
+	static const char *const junk[] = {
+		"", "\n", "-1", "+1", " 1", "1 ", "0x", "0x1g", "1e3", "18446744073709551616",
+		"99999999999999999999999", "0777", "08", "abc", "1\n2", "\x01\xff",
+		"0x10000000000000000", "-0", "0b101",
+	};
+
+	*canonical = false;
+	switch (rn(5)) {
+	case 0:
+		snprintf(s, len, "%s", junk[rn(ARRAY_SIZE(junk))]);
+		return;
+	case 1:
+		snprintf(s, len, "0x%llx", (unsigned long long)v);
+		break;
+	case 2:
+		snprintf(s, len, "%llu\n", (unsigned long long)v);
+		break;
+	default:
+		snprintf(s, len, "%llu", (unsigned long long)v);
+		break;
+	}
+	*canonical = true;
+}
+
+/* ----------------------------------------------------------- buffers */
+
+static void exp_close(struct fexp *e)
+{
+	if (e->map)
+		munmap(e->map, e->size);
+	if (e->ifd >= 0)
+		close(e->ifd);
+	if (e->fd >= 0)
+		close(e->fd);
+	e->map = NULL;
+	e->fd = -1;
+	e->ifd = -1;
+}
+
+static void buf_close(struct fbuf *b)
+{
+	int i;
+
+	for (i = 0; i < NEXP; i++)
+		exp_close(&b->exp[i]);
+	if (b->map)
+		munmap(b->map, b->maplen);
+	b->map = NULL;
+	for (i = 0; i < 3; i++) {
+		if (b->fd[i] >= 0)
+			close(b->fd[i]);
+		b->fd[i] = -1;
+	}
+}
+
+static int mgr_write(const char *cmd, size_t len)
+{
+	ssize_t n = write(g_mgr, cmd, len);
+
+	return n < 0 ? errno : 0;
+}
+
+/* Delete a pool buffer, all its files closed first: that must work. */
+static void buf_delete(struct fbuf *b)
+{
+	char cmd[64];
+	int err;
+
+	if (!b->name[0])
+		return;
+	buf_close(b);
+	op("delete %s (files closed)", b->name);
+	snprintf(cmd, sizeof(cmd), "delete %s\n", b->name);
+	err = mgr_write(cmd, strlen(cmd));
+	CHECK(err == 0, "delete %s with its files closed: %s", b->name, strerror(err));
+	CHECK(!ut_sysfs_exists("u-dma-buf", b->name), "%s still exists after its delete",
+	      b->name);
+	free(b->shadow);
+	b->shadow = NULL;
+	b->name[0] = '\0';
+}
+
+/* Open the files of a fresh buffer; its contents are zero. */
+static void buf_adopt(struct fbuf *b, const char *name, uint64_t size)
+{
+	char path[64];
+	uint64_t got = 0;
+	int i;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	b->size = size;
+	for (i = 0; i < NEXP; i++) {
+		b->exp[i].fd = -1;
+		b->exp[i].ifd = -1;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	b->fd[0] = open(path, O_RDWR);
+	b->fd[1] = open(path, O_RDONLY);
+	b->fd[2] = open(path, O_RDWR | O_SYNC);
+	CHECK(b->fd[0] >= 0 && b->fd[1] >= 0 && b->fd[2] >= 0, "open %s: %s", path,
+	      strerror(errno));
+	CHECK(ioctl(b->fd[0], U_DMA_BUF_IOCTL_GET_SIZE, &got) == 0 && got == size,
+	      "GET_SIZE of %s: %llu, created with %llu", name, (unsigned long long)got,
+	      (unsigned long long)size);
+	b->shadow = calloc(1, size);
+	CHECK(b->shadow, "no memory for a shadow of %llu bytes",
+	      (unsigned long long)size);
+	/* a new buffer is zeroed: check it whole */
+	{
+		uint8_t *tmp = malloc(size);
+		long r;
+
+		CHECK(tmp, "no memory");
+		r = ut_pread_all(b->fd[0], tmp, size, 0);
+		CHECK(r == 0 && !memcmp(tmp, b->shadow, size), "new buffer %s is not zeroed",
+		      name);
+		free(tmp);
+	}
+}
+
+static const char *const opts[] = {
+	"quirk-mmap-on", "quirk-mmap-off", "quirk-mmap-auto", "quirk-mmap-page",
+	"dma-coherent", "dma-mask=32", "dma-mask=64", "dma-mask=0", "dma-mask=256",
+	"dma-mask=", "keep-contents", "bus=", "bus=pci", "device=", "device=nothing",
+	"quirk", "size=", "size=0", "unknown", "=", "quirk-mmap-onx",
+};
+
+/* A manager create with odd names, sizes and options; adopt what it makes. */
+static void op_create(void)
+{
+	static const char *const odd[] = {
+		"", "fuzz-", "fuzz-a/b", "fuzz-..", "../fuzz", "fuzz a", "fuzz-\xff\xfe",
+		"fuzz-u-dma-buf-mgr", ".", "fuzz-\t", "fuzz-;x",
+	};
+	char name[400], cmd[600], size_s[64];
+	uint64_t size = 0;
+	bool canon = true, fresh = false, split;
+	int slot = -1, i, err;
+
+	for (i = 0; i < NBUF; i++)
+		if (!g_buf[i].name[0])
+			slot = i;
+	switch (rn(6)) {
+	case 0:
+		snprintf(name, sizeof(name), "%s", odd[rn(ARRAY_SIZE(odd))]);
+		break;
+	case 1:		/* long */
+		memset(name, 'f', sizeof(name) - 1);
+		name[rn(sizeof(name) - 1)] = '\0';
+		memcpy(name, "fuzz-", 5);
+		break;
+	case 2:		/* taken */
+		snprintf(name, sizeof(name), "%s", g_buf[rn(NBUF)].name);
+		break;
+	default:
+		snprintf(name, sizeof(name), "fuzz-%lu", g_names++);
+		fresh = true;
+		break;
+	}
+	switch (rn(8)) {
+	case 0:
+		num_str(size_s, sizeof(size_s), edge(1 << 20), &canon);
+		break;
+	case 1:
+		snprintf(size_s, sizeof(size_s), "%ld", g_page - 1 + (long)rn(3));
+		break;
+	default:
+		snprintf(size_s, sizeof(size_s), "%llu",
+			 (unsigned long long)(rn(4) ? g_page * (1 + rn(16)) : 1 + rn(70000)));
+		break;
+	}
+	size_s[strcspn(size_s, "\n")] = '\0';
+	snprintf(cmd, sizeof(cmd), "create %s %s%s", name, rn(4) ? "" : "size=", size_s);
+	for (i = rn(3); i > 0; i--) {
+		strncat(cmd, " ", sizeof(cmd) - strlen(cmd) - 1);
+		strncat(cmd, opts[rn(ARRAY_SIZE(opts))], sizeof(cmd) - strlen(cmd) - 1);
+	}
+	strncat(cmd, rn(8) ? "\n" : ";", sizeof(cmd) - strlen(cmd) - 1);
+	split = fresh && rn(8) == 0;
+	if (fresh && rn(6) == 0) {
+		/* create and delete in one write: nothing is left when it succeeds */
+		size_t n = strlen(cmd);
+
+		snprintf(cmd + n, sizeof(cmd) - n, "delete %s\n", name);
+		op("manager '%.120s' (one write)", cmd);
+		ut_cleanup_buffer(name);
+		if (mgr_write(cmd, strlen(cmd)) == 0)
+			CHECK(!ut_sysfs_exists("u-dma-buf", name),
+			      "'%.100s' in one write left %s", cmd, name);
+		return;
+	}
+	op("manager '%.120s'%s", cmd, split ? " in two writes" : "");
+	if (fresh)
+		ut_cleanup_buffer(name);
+	if (split) {
+		/* a command over two writes: the first part is kept, not run */
+		size_t cut = rn(strlen(cmd));
+
+		err = mgr_write(cmd, cut);
+		CHECK(err == 0 || cut == 0, "the first %zu bytes of '%.100s': %s", cut, cmd,
+		      strerror(err));
+		err = mgr_write(cmd + cut, strlen(cmd) - cut);
+	} else {
+		err = mgr_write(cmd, strlen(cmd));
+	}
+	if (err)
+		return;
+	g_ok[K_CREATE]++;
+	/* it made a buffer: the name as the manager reads it (tokens split by blanks) */
+	{
+		char line[600], *p = line, *t;
+		int ntok = 0;
+
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(cmd, "\n;"), cmd);
+		name[0] = '\0';
+		while ((t = strsep(&p, " \t")))
+			if (*t && ntok++ == 1)
+				snprintf(name, sizeof(name), "%s", t);
+	}
+	for (i = 0; name[i]; i++)
+		CHECK(name[i] > ' ' && name[i] <= '~' && name[i] != '/',
+		      "create '%.100s' took a name with byte 0x%02x", cmd, (uint8_t)name[i]);
+	CHECK(name[0] && strcmp(name, ".") && strcmp(name, ".."),
+	      "create '%.100s' succeeded with name '%s'", cmd, name);
+	if (!ut_sysfs_exists("u-dma-buf", name)) {
+		broken("create '%.100s' succeeded but no class device %.60s", cmd, name);
+		return;
+	}
+	ut_cleanup_buffer(name);
+	size = ut_sysfs_get("u-dma-buf", name, "size", 0);
+	CHECK(size > 0, "created %s has size 0", name);
+	if (!canon || strchr(name, '/') || strlen(name) >= sizeof(g_buf[0].name) ||
+	    slot < 0 || size > (4U << 20)) {
+		/* not kept: delete it at once (nothing open) */
+		snprintf(cmd, sizeof(cmd), "delete %s\n", name);
+		op("delete %.60s (made by the create before)", name);
+		err = mgr_write(cmd, strlen(cmd));
+		CHECK(err == 0, "delete of %.60s just made: %s", name, strerror(err));
+		return;
+	}
+	buf_adopt(&g_buf[slot], name, size);
+}
+
+static struct fbuf *pick_buf(void)
+{
+	int i, k = rn(NBUF);
+
+	for (i = 0; i < NBUF; i++)
+		if (g_buf[(k + i) % NBUF].name[0])
+			return &g_buf[(k + i) % NBUF];
+	return NULL;
+}
+
+/* A manager delete, of a buffer in use or not, or of no buffer. */
+static void op_delete(void)
+{
+	struct fbuf *b = pick_buf();
+	char cmd[96];
+	int err;
+
+	if (!b || rn(4) == 0) {
+		snprintf(cmd, sizeof(cmd), "delete fuzz-none-%lu\n", (unsigned long)rn(100));
+		op("%.60s", cmd);
+		err = mgr_write(cmd, strlen(cmd));
+		CHECK(err == ENOENT, "delete of a name never made: %s, want ENOENT",
+		      strerror(err));
+		return;
+	}
+	if (rn(2)) {
+		buf_delete(b);
+		g_ok[K_DELETE]++;
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "delete %s\n", b->name);
+	op("delete %s while its files are open", b->name);
+	err = mgr_write(cmd, strlen(cmd));
+	CHECK(err == EBUSY, "delete of %s while open: %s, want EBUSY", b->name,
+	      err ? strerror(err) : "success");
+}
+
+/* read()/pread() at the edges; what comes back is the shadow. */
+static void op_read(struct fbuf *b)
+{
+	static uint8_t tmp[3 * 65536];
+	int which = rn(3);
+	uint64_t off = edge(b->size);
+	size_t len = xfer_len(b->size, sizeof(tmp));
+	ssize_t r;
+
+	op("pread %s fd%d %zu bytes at %llu", b->name, which, len, (unsigned long long)off);
+	r = pread(b->fd[which], tmp, len, off);
+	if (r < 0)
+		return;
+	g_ok[K_READ]++;
+	CHECK(off <= b->size || r == 0, "pread at %llu past the end (%llu) gave %zd bytes",
+	      (unsigned long long)off, (unsigned long long)b->size, r);
+	if (off >= b->size)
+		return;
+	CHECK((uint64_t)r <= b->size - off, "pread gave %zd bytes, only %llu are there", r,
+	      (unsigned long long)(b->size - off));
+	CHECK(!memcmp(tmp, b->shadow + off, r), "pread of %zd bytes at %llu differs from "
+	      "what was written", r, (unsigned long long)off);
+}
+
+static void op_write(struct fbuf *b)
+{
+	static uint8_t tmp[3 * 65536];
+	int which = rn(3) ? 0 : 2;
+	uint64_t off = edge(b->size);
+	size_t len = xfer_len(b->size, sizeof(tmp)), i;
+	uint8_t base = rnd();
+	ssize_t r;
+
+	for (i = 0; i < len; i++)
+		tmp[i] = base + i * 7;
+	if (rn(8) == 0)
+		which = 1;	/* read-only: must fail */
+	op("pwrite %s fd%d %zu bytes at %llu", b->name, which, len, (unsigned long long)off);
+	r = pwrite(b->fd[which], tmp, len, off);
+	if (which == 1) {
+		/* EBADF, or EINVAL for an offset past 2^63 (checked first) */
+		CHECK(r < 0 && (errno == EBADF || errno == EINVAL),
+		      "pwrite on a read-only file: %zd (%s)", r, r < 0 ? strerror(errno) : "");
+		return;
+	}
+	if (r < 0)
+		return;
+	g_ok[K_WRITE]++;
+	CHECK(off < b->size || r == 0, "pwrite at %llu past the end (%llu) wrote %zd bytes",
+	      (unsigned long long)off, (unsigned long long)b->size, r);
+	if (off >= b->size)
+		return;
+	CHECK((uint64_t)r <= b->size - off, "pwrite wrote %zd bytes, only %llu are there",
+	      r, (unsigned long long)(b->size - off));
+	memcpy(b->shadow + off, tmp, r);
+}
+
+static void op_lseek(struct fbuf *b)
+{
+	static const int wh[] = { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE, 7 };
+	int w = wh[rn(ARRAY_SIZE(wh))];
+	int64_t off = (int64_t)edge(b->size), cur, r;
+
+	if (rn(3) == 0)
+		off = -off;
+	cur = lseek(b->fd[0], 0, SEEK_CUR);
+	op("lseek %s %lld whence %d (at %lld)", b->name, (long long)off, w, (long long)cur);
+	r = lseek(b->fd[0], off, w);
+	if (r < 0) {
+		CHECK(lseek(b->fd[0], 0, SEEK_CUR) == cur, "a failed lseek moved the position");
+		return;
+	}
+	g_ok[K_LSEEK]++;
+	CHECK((uint64_t)r <= b->size, "lseek to %lld, past the end %llu", (long long)r,
+	      (unsigned long long)b->size);
+	if (w == SEEK_SET)
+		CHECK(r == off, "lseek(SEEK_SET, %lld) gave %lld", (long long)off, (long long)r);
+	if (w == SEEK_END)
+		CHECK(r == (int64_t)b->size + off, "lseek(SEEK_END, %lld) gave %lld",
+		      (long long)off, (long long)r);
+	if (w == SEEK_CUR)
+		CHECK(r == cur + off, "lseek(SEEK_CUR, %lld) from %lld gave %lld",
+		      (long long)off, (long long)cur, (long long)r);
+}
+
+static uint64_t page_up(uint64_t v)
+{
+	return (v + g_page - 1) & ~(uint64_t)(g_page - 1);
+}
+
+/* mmap at odd lengths and offsets; a mapping that works shows the shadow. */
+static void op_mmap(struct fbuf *b)
+{
+	uint64_t off = edge(b->size) & ~(uint64_t)(g_page - 1), len = edge(b->size);
+	int which = rn(3), prot = rn(4) ? PROT_READ | PROT_WRITE : PROT_READ;
+	uint8_t *p;
+	uint64_t i, n;
+
+	if (rn(8) == 0)
+		off |= 1 + rn(g_page - 1);	/* unaligned: must fail */
+	if (len > (64ULL << 20))
+		len = rn(2) ? len : 64ULL << 20;
+	len = (size_t)len;	/* what mmap() gets on a 32-bit program */
+	op("mmap %s fd%d %llu bytes at %llu prot %d", b->name, which,
+	   (unsigned long long)len, (unsigned long long)off, prot);
+	p = mmap(NULL, len, prot, MAP_SHARED, b->fd[which], off);
+	if (p == MAP_FAILED)
+		return;
+	g_ok[K_MMAP]++;
+	CHECK(!(off & (g_page - 1)), "mmap at unaligned offset %llu worked",
+	      (unsigned long long)off);
+	CHECK(len && off + page_up(len) <= page_up(b->size) && off + len > off,
+	      "mmap of %llu bytes at %llu worked past the end (%llu)",
+	      (unsigned long long)len, (unsigned long long)off, (unsigned long long)b->size);
+	CHECK(!(which == 1 && (prot & PROT_WRITE)), "a writable shared mapping of a "
+	      "read-only file worked");
+	n = b->size - off < len ? b->size - off : len;
+	for (i = 0; i < n; i += 1 + rn(g_page))
+		CHECK(p[i] == b->shadow[off + i], "mapping at %llu: byte %llu is 0x%02x, "
+		      "written 0x%02x", (unsigned long long)off, (unsigned long long)i, p[i],
+		      b->shadow[off + i]);
+	if (prot & PROT_WRITE && n) {
+		i = rn(n);
+		p[i] = rnd();
+		b->shadow[off + i] = p[i];
+	}
+	munmap(p, len);
+}
+
+/* Write through the kept mapping; read it back through read(). */
+static void op_map_rw(struct fbuf *b)
+{
+	uint8_t got;
+	uint64_t i;
+
+	if (!b->map) {
+		b->maplen = b->size;
+		op("mmap %s whole, kept", b->name);
+		b->map = mmap(NULL, b->maplen, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd[0], 0);
+		CHECK(b->map != MAP_FAILED, "mmap of %s whole: %s", b->name, strerror(errno));
+		return;
+	}
+	i = rn(b->size);
+	op("store through the mapping of %s at %llu, read() it", b->name,
+	   (unsigned long long)i);
+	b->map[i] = rnd();
+	b->shadow[i] = b->map[i];
+	CHECK(pread(b->fd[rn(3)], &got, 1, i) == 1 && got == b->shadow[i],
+	      "read() at %llu after a store through the mapping: 0x%02x, stored 0x%02x",
+	      (unsigned long long)i, got, b->shadow[i]);
+	g_ok[K_MAPRW]++;
+}
+
+static const unsigned long udb_ioctls[] = {
+	U_DMA_BUF_IOCTL_GET_DRV_INFO, U_DMA_BUF_IOCTL_GET_SIZE, U_DMA_BUF_IOCTL_GET_DMA_ADDR,
+	U_DMA_BUF_IOCTL_GET_SYNC_OWNER, U_DMA_BUF_IOCTL_SET_SYNC_FOR_CPU,
+	U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE, U_DMA_BUF_IOCTL_GET_DEV_INFO,
+	U_DMA_BUF_IOCTL_GET_SYNC, U_DMA_BUF_IOCTL_SET_SYNC, U_DMA_BUF_IOCTL_EXPORT,
+	U_DMA_BUF_IOCTL_IMPORT, U_DMA_BUF_IOCTL_IMPORT_SYNC,
+};
+
+/* Fill an ioctl argument with edge values and random flag bits. */
+static void fill_args(uint64_t *a, int n, uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		switch (rn(5)) {
+		case 0:
+			a[i] = rnd();
+			break;
+		case 1:
+			a[i] = 1ULL << rn(64);
+			break;
+		case 2:
+			a[i] = rn(16);
+			break;
+		default:
+			a[i] = edge(size);
+			break;
+		}
+	}
+}
+
+/* Any ioctl, or an unknown number; the getters must agree with what we know. */
+static void op_ioctl(struct fbuf *b)
+{
+	uint64_t arg[8];
+	unsigned long cmd = udb_ioctls[rn(ARRAY_SIZE(udb_ioctls))];
+	int which = rn(3), r;
+
+	fill_args(arg, 8, b->size);
+	if (rn(10) == 0)
+		cmd = _IOC(rn(4), 'U', rn(256), rn(64));
+	if (cmd == U_DMA_BUF_IOCTL_SET_SYNC_FOR_CPU || cmd == U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE) {
+		if (rn(2))
+			arg[0] = u_dma_buf_sync_pack(edge(b->size), edge(b->size), rn(4));
+	} else if (cmd == U_DMA_BUF_IOCTL_EXPORT) {
+		arg[0] = rn(3) ? (rn(2) ? O_RDWR : O_RDONLY) | (rn(2) ? O_CLOEXEC : 0) : rnd();
+	} else if (cmd == U_DMA_BUF_IOCTL_IMPORT) {
+		arg[0] = (uint32_t)(rn(2) && b->exp[0].fd >= 0 ? (uint64_t)b->exp[0].fd : rn(64)) |
+			 (rn(4) << 32);
+	}
+	op("ioctl %s fd%d 0x%lx {0x%llx 0x%llx 0x%llx 0x%llx}", b->name, which, cmd,
+	   (unsigned long long)arg[0], (unsigned long long)arg[1],
+	   (unsigned long long)arg[2], (unsigned long long)arg[3]);
+	r = ioctl(b->fd[which], cmd, arg);
+	if (r < 0)
+		return;
+	g_ok[K_IOCTL]++;
+	if (cmd == U_DMA_BUF_IOCTL_GET_SIZE)
+		CHECK(arg[0] == b->size, "GET_SIZE %llu, created %llu",
+		      (unsigned long long)arg[0], (unsigned long long)b->size);
+	if (cmd == U_DMA_BUF_IOCTL_GET_DEV_INFO)
+		CHECK(arg[1] == b->size, "GET_DEV_INFO size %llu, created %llu",
+		      (unsigned long long)arg[1], (unsigned long long)b->size);
+	if (cmd == U_DMA_BUF_IOCTL_EXPORT) {
+		struct u_dma_buf_ioctl_export_args *ea = (void *)arg;
+
+		CHECK(ea->fd >= 0, "EXPORT succeeded with fd %d", ea->fd);
+		CHECK(ea->offset <= b->size && ea->size <= b->size - ea->offset,
+		      "EXPORT of %llu bytes at %llu worked on %llu bytes",
+		      (unsigned long long)ea->size, (unsigned long long)ea->offset,
+		      (unsigned long long)b->size);
+		close(ea->fd);
+	}
+	if (cmd == U_DMA_BUF_IOCTL_IMPORT) {
+		struct u_dma_buf_ioctl_import_args *ia = (void *)arg;
+
+		CHECK(ia->import_fd >= 0, "IMPORT succeeded with fd %d", ia->import_fd);
+		close(ia->import_fd);
+	}
+}
+
+/* sysfs writes; a canonical number that was taken reads back. */
+static void op_sysfs(struct fbuf *b)
+{
+	static const char *const attrs[] = {
+		"sync_offset", "sync_size", "sync_direction", "sync_mode", "sync_for_cpu",
+		"sync_for_device", "debug_vma", "debug_export", "size", "sync_owner",
+	};
+	const char *a = attrs[rn(ARRAY_SIZE(attrs))];
+	uint64_t v = rn(3) ? edge(b->size) : rn(9), back = ~0ULL;
+	char s[64];
+	bool canon;
+	int err;
+
+	if (!strcmp(a, "sync_for_cpu") || !strcmp(a, "sync_for_device"))
+		v = rn(3) ? u_dma_buf_sync_pack(edge(b->size), edge(b->size), rn(4)) : v;
+	num_str(s, sizeof(s), v, &canon);
+	op("sysfs %s/%s <- '%s'", b->name, a, s);
+	err = -ut_sysfs_write("u-dma-buf", b->name, a, s);
+	if (err)
+		return;
+	g_ok[K_SYSFS]++;
+	CHECK(strcmp(a, "size") && strcmp(a, "sync_owner"), "write to read-only %s worked", a);
+	if (!canon || strncmp(a, "sync_", 5) || strstr(a, "_for_"))
+		return;
+	CHECK(ut_sysfs_u64("u-dma-buf", b->name, a, 0, &back) == 0 && back == v,
+	      "%s: wrote %llu, reads %llu", a, (unsigned long long)v,
+	      (unsigned long long)back);
+}
+
+/* Export a range, map it, sync it; its bytes are the shadow's. */
+static void op_export(struct fbuf *b)
+{
+	struct fexp *e = &b->exp[rn(NEXP)];
+	struct u_dma_buf_ioctl_export_args ea = { 0 };
+	struct dma_buf_sync sy;
+	uint64_t i;
+
+	if (e->fd < 0 || rn(4) == 0) {
+		exp_close(e);
+		ea.flags = O_RDWR | O_CLOEXEC;
+		ea.offset = rn(2) ? 0 : rn(b->size / g_page) * g_page;
+		ea.size = rn(2) ? b->size - ea.offset : page_up(rn(b->size - ea.offset) + 1);
+		if (ea.offset + ea.size > b->size)
+			ea.size = b->size - ea.offset;
+		op("export %s %llu bytes at %llu", b->name, (unsigned long long)ea.size,
+		   (unsigned long long)ea.offset);
+		if (ioctl(b->fd[0], U_DMA_BUF_IOCTL_EXPORT, &ea))
+			return;
+		e->fd = ea.fd;
+		e->off = ea.offset;
+		e->size = ea.size;
+		e->map = mmap(NULL, e->size, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+		if (e->map == MAP_FAILED)
+			e->map = NULL;
+		if (rn(2)) {
+			struct u_dma_buf_ioctl_import_args ia = { .fd = e->fd, .flags = rn(3) };
+
+			if (ioctl(b->fd[0], U_DMA_BUF_IOCTL_IMPORT, &ia) == 0)
+				e->ifd = ia.import_fd;
+		}
+		g_ok[K_EXPORT]++;
+		return;
+	}
+	sy.flags = rn(4) ? (rn(2) ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) | (1 + rn(3)) :
+		   rnd();
+	op("DMA_BUF_IOCTL_SYNC 0x%llx on the export of %s at %llu", (unsigned long long)sy.flags,
+	   b->name, (unsigned long long)e->off);
+	if (ioctl(e->fd, DMA_BUF_IOCTL_SYNC, &sy)) {
+		CHECK(sy.flags & ~(uint64_t)DMA_BUF_SYNC_VALID_FLAGS_MASK || !(sy.flags & 3),
+		      "DMA_BUF_IOCTL_SYNC with valid flags 0x%llx: %s",
+		      (unsigned long long)sy.flags, strerror(errno));
+		return;
+	}
+	CHECK(!(sy.flags & ~(uint64_t)DMA_BUF_SYNC_VALID_FLAGS_MASK) && (sy.flags & 3),
+	      "DMA_BUF_IOCTL_SYNC with invalid flags 0x%llx worked",
+	      (unsigned long long)sy.flags);
+	if (e->ifd >= 0 && rn(2)) {
+		struct u_dma_buf_ioctl_import_sync is = { .flags = sy.flags };
+
+		ioctl(e->ifd, U_DMA_BUF_IOCTL_IMPORT_SYNC, &is);
+	}
+	if (!e->map)
+		return;
+	for (i = 0; i < e->size; i += 1 + rn(g_page))
+		CHECK(e->map[i] == b->shadow[e->off + i], "export mapping at %llu: byte %llu "
+		      "is 0x%02x, written 0x%02x", (unsigned long long)e->off,
+		      (unsigned long long)i, e->map[i], b->shadow[e->off + i]);
+	i = rn(e->size);
+	e->map[i] = rnd();
+	b->shadow[e->off + i] = e->map[i];
+	g_ok[K_EXPORT]++;
+}
+
+/* ------------------------------------------------------------- uiomem */
+
+static void uio_init(void)
+{
+	const char *name = getenv("FUZZ_UIOMEM");
+	char path[64];
+
+	if (!name || !*name)
+		return;
+	snprintf(g_uio_name, sizeof(g_uio_name), "%s", name);
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	g_uio = open(path, O_RDWR);
+	g_uio_ro = open(path, O_RDONLY);
+	CHECK(g_uio >= 0 && g_uio_ro >= 0, "open %s: %s", path, strerror(errno));
+	CHECK(ioctl(g_uio, UIOMEM_IOCTL_GET_SIZE, &g_uio_size) == 0 && g_uio_size > 0,
+	      "GET_SIZE of %s", name);
+	g_uio_shadow = malloc(g_uio_size);
+	CHECK(g_uio_shadow && ut_pread_all(g_uio, g_uio_shadow, g_uio_size, 0) == 0,
+	      "read %s whole", name);
+}
+
+static void op_uio(void)
+{
+	static uint8_t tmp[3 * 65536];
+	uint64_t off = edge(g_uio_size);
+	size_t len = xfer_len(g_uio_size, sizeof(tmp)), i;
+	int fd = rn(4) ? g_uio : g_uio_ro;
+	ssize_t r;
+
+	switch (rn(6)) {
+	case 0:
+		op("uiomem pread %zu bytes at %llu", len, (unsigned long long)off);
+		r = pread(fd, tmp, len, off);
+		if (r <= 0)
+			return;
+		CHECK(off < g_uio_size && (uint64_t)r <= g_uio_size - off,
+		      "uiomem pread gave %zd bytes at %llu of %llu", r, (unsigned long long)off,
+		      (unsigned long long)g_uio_size);
+		CHECK(!memcmp(tmp, g_uio_shadow + off, r), "uiomem pread of %zd bytes at %llu "
+		      "differs from what was written", r, (unsigned long long)off);
+		break;
+	case 1:
+		for (i = 0; i < len; i++)
+			tmp[i] = rnd();
+		op("uiomem pwrite %zu bytes at %llu%s", len, (unsigned long long)off,
+		   fd == g_uio_ro ? " (read-only)" : "");
+		r = pwrite(fd, tmp, len, off);
+		if (r <= 0)
+			return;
+		CHECK(fd == g_uio, "uiomem pwrite on a read-only file worked");
+		CHECK(off < g_uio_size && (uint64_t)r <= g_uio_size - off,
+		      "uiomem pwrite wrote %zd bytes at %llu of %llu", r,
+		      (unsigned long long)off, (unsigned long long)g_uio_size);
+		memcpy(g_uio_shadow + off, tmp, r);
+		break;
+	case 2: {
+		struct uiomem_sync s = { 0 };
+		bool inval, valid;
+		int err;
+
+		s.flags = rn(4) ? (rn(2) ? UIOMEM_SYNC_END : 0) | rn(4) : rnd();
+		s.offset = edge(g_uio_size);
+		s.length = edge(g_uio_size);
+		if (rn(8) == 0)
+			s.reserved[rn(2)] = 1;
+		if (rn(8) == 0)
+			s.__pad = 1;
+		valid = !(s.flags & ~UIOMEM_SYNC_VALID_FLAGS) && (s.flags & UIOMEM_SYNC_RW) &&
+			!s.__pad && !s.reserved[0] && !s.reserved[1] && s.offset <= g_uio_size &&
+			s.length <= g_uio_size - s.offset;
+		inval = (s.flags & UIOMEM_SYNC_READ) &&
+			((s.flags & UIOMEM_SYNC_END) ? !(s.flags & UIOMEM_SYNC_WRITE) : 1);
+		op("uiomem SYNC flags 0x%x offset %llu length %llu%s", s.flags,
+		   (unsigned long long)s.offset, (unsigned long long)s.length,
+		   fd == g_uio_ro ? " (read-only)" : "");
+		err = ioctl(fd, UIOMEM_IOCTL_SYNC, &s) ? errno : 0;
+		if (valid && !(inval && fd == g_uio_ro))
+			CHECK(err == 0, "uiomem SYNC as documented failed: %s", strerror(err));
+		else if (!valid)
+			CHECK(err == EINVAL || (err == EBADF && inval && fd == g_uio_ro),
+			      "uiomem SYNC out of its rules: %s, want EINVAL",
+			      err ? strerror(err) : "success");
+		else
+			CHECK(err == EBADF, "uiomem invalidating SYNC on a read-only file: %s, "
+			      "want EBADF", err ? strerror(err) : "success");
+		break;
+	}
+	case 3: {
+		struct uiomem_export x = { 0 };
+		bool valid, wr;
+		int err, acc;
+
+		x.flags = rn(4) ? (rn(3)) | (rn(2) ? O_CLOEXEC : 0) : rnd();
+		x.offset = rn(2) ? rn(g_uio_size / g_page) * g_page : edge(g_uio_size);
+		x.size = rn(2) ? page_up(rn(g_uio_size - (x.offset < g_uio_size ? x.offset : 0))
+					 + 1) : edge(g_uio_size);
+		acc = x.flags & O_ACCMODE;
+		wr = acc == O_WRONLY || acc == O_RDWR;
+		valid = !(x.flags & ~(uint32_t)(O_CLOEXEC | O_ACCMODE)) && acc != 3 &&
+			!(x.offset & (g_page - 1)) && !(x.size & (g_page - 1)) && x.size &&
+			x.offset <= g_uio_size && x.size <= g_uio_size - x.offset;
+		op("uiomem EXPORT flags 0x%x offset %llu size %llu%s", x.flags,
+		   (unsigned long long)x.offset, (unsigned long long)x.size,
+		   fd == g_uio_ro ? " (read-only)" : "");
+		err = ioctl(fd, UIOMEM_IOCTL_EXPORT, &x) ? errno : 0;
+		if (!err)
+			close(x.fd);
+		if (!valid)
+			CHECK(err == EINVAL || (err == EACCES && wr && fd == g_uio_ro),
+			      "uiomem EXPORT out of its rules: %s, want EINVAL",
+			      err ? strerror(err) : "success");
+		else if (wr && fd == g_uio_ro)
+			CHECK(err == EACCES, "uiomem writable EXPORT of a read-only file: %s",
+			      err ? strerror(err) : "success");
+		else
+			CHECK(err == 0 || err == EOPNOTSUPP || err == ENOMEM,
+			      "uiomem EXPORT as documented failed: %s", strerror(err));
+		break;
+	}
+	case 4: {
+		uint64_t arg[8];
+		unsigned long cmd;
+		static const unsigned long c[] = {
+			UIOMEM_IOCTL_GET_DRV_INFO, UIOMEM_IOCTL_GET_SIZE,
+			UIOMEM_IOCTL_GET_PHYS_ADDR, UIOMEM_IOCTL_GET_SYNC_OWNER,
+			UIOMEM_IOCTL_SET_SYNC_FOR_CPU, UIOMEM_IOCTL_SET_SYNC_FOR_DEVICE,
+			UIOMEM_IOCTL_GET_DEV_INFO, UIOMEM_IOCTL_GET_SYNC, UIOMEM_IOCTL_SET_SYNC,
+			UIOMEM_IOCTL_QUERY,
+		};
+
+		fill_args(arg, 8, g_uio_size);
+		cmd = rn(10) ? c[rn(ARRAY_SIZE(c))] : _IOC(rn(4), rn(2) ? 'u' : 'U', rn(256),
+							   rn(64));
+		op("uiomem ioctl 0x%lx {0x%llx 0x%llx 0x%llx}", cmd, (unsigned long long)arg[0],
+		   (unsigned long long)arg[1], (unsigned long long)arg[2]);
+		if (ioctl(fd, cmd, arg))
+			return;
+		if (cmd == UIOMEM_IOCTL_GET_SIZE)
+			CHECK(arg[0] == g_uio_size, "uiomem GET_SIZE changed: %llu",
+			      (unsigned long long)arg[0]);
+		if (cmd == UIOMEM_IOCTL_QUERY)
+			CHECK(arg[0] == g_uio_size, "uiomem QUERY size %llu, GET_SIZE %llu",
+			      (unsigned long long)arg[0], (unsigned long long)g_uio_size);
+		break;
+	}
+	default: {
+		uint64_t moff = edge(g_uio_size) & ~(uint64_t)(g_page - 1);
+		uint64_t mlen = edge(g_uio_size);
+		uint8_t *p;
+
+		if (mlen > (64ULL << 20))
+			mlen = 64ULL << 20;
+		mlen = (size_t)mlen;
+		op("uiomem mmap %llu bytes at %llu", (unsigned long long)mlen,
+		   (unsigned long long)moff);
+		p = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, moff);
+		if (p == MAP_FAILED)
+			return;
+		CHECK(mlen && moff + page_up(mlen) <= page_up(g_uio_size),
+		      "uiomem mmap of %llu bytes at %llu worked past the end (%llu)",
+		      (unsigned long long)mlen, (unsigned long long)moff,
+		      (unsigned long long)g_uio_size);
+		for (i = 0; i + moff < g_uio_size && i < mlen; i += 1 + rn(g_page))
+			CHECK(p[i] == g_uio_shadow[moff + i], "uiomem mapping at %llu: byte %zu "
+			      "is 0x%02x, written 0x%02x", (unsigned long long)moff, i, p[i],
+			      g_uio_shadow[moff + i]);
+		munmap(p, mlen);
+		break;
+	}
+	}
+	g_ok[K_UIO]++;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static void seed_init(void)
+{
+	const char *v = getenv("FUZZ_SEED");
+
+	if (v && *v) {
+		g_seed = strtoull(v, NULL, 0);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		g_seed = ((unsigned long long)ts.tv_sec * 1000003ULL ^ ts.tv_nsec) % 1000000007ULL;
+	}
+	g_rng = g_seed;
+	g_nops = strtoul(ut_env("FUZZ_OPS", "5000"), NULL, 0);
+	printf("# fuzz: seed %llu, %lu operations (replay: FUZZ_SEED=%llu FUZZ_OPS=%lu)\n",
+	       g_seed, g_nops, g_seed, g_nops);
+	fflush(stdout);
+}
+
+static int count_fuzz_buffers(char *names, size_t len)
+{
+	DIR *d = opendir(CLS);
+	struct dirent *e;
+	int n = 0;
+
+	names[0] = '\0';
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "fuzz", 4))
+			continue;
+		n++;
+		if (strlen(names) + strlen(e->d_name) + 2 < len) {
+			strcat(names, " ");
+			strcat(names, e->d_name);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static const char *const kinds[K_N] = {
+	"create", "delete", "read", "write", "lseek", "mmap", "map-rw", "ioctl", "sysfs",
+	"export", "uiomem",
+};
+
+/* How often each kind is drawn, out of the sum. */
+static const unsigned int weight[K_N] = { 1, 1, 2, 2, 1, 2, 2, 3, 2, 3, 1 };
+
+/* The next kind of operation: with no buffer yet, create or delete only. */
+static unsigned int pick_kind(const struct fbuf *have_buf)
+{
+	unsigned int k, sum = 0, r;
+
+	if (!have_buf)
+		return rn(2) ? K_DELETE : K_CREATE;
+	for (k = 0; k < K_N; k++)
+		sum += weight[k];
+	r = rn(sum);
+	for (k = 0; r >= weight[k]; k++)
+		r -= weight[k];
+	if (k == K_UIO && g_uio < 0)
+		k = K_READ;
+	return k;
+}
+
+TEST(sequence)
+{
+	char left[256];
+	struct fbuf *b;
+	unsigned int k;
+	int i;
+
+	seed_init();
+	g_page = ut_page();
+	g_mgr = open(MGR, O_WRONLY);
+	if (g_mgr < 0)
+		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	ut_cleanup_buffer("fuzz*");
+	CHECK(count_fuzz_buffers(left, sizeof(left)) == 0, "fuzz buffers before the run:%s",
+	      left);
+	kmsg_open();
+	if (g_kmsg < 0)
+		TH_LOG("no /dev/kmsg: kernel reports are left to the suite's log check");
+	uio_init();
+	for (g_op = 0; g_op < g_nops; g_op++) {
+		UT_PROGRESS("fuzz: seed %llu op %lu", g_seed, g_op);
+		b = pick_buf();
+		k = pick_kind(b);
+		g_count[k]++;
+		switch (k) {
+		case K_CREATE:
+			op_create();
+			break;
+		case K_DELETE:
+			op_delete();
+			break;
+		case K_READ:
+			op_read(b);
+			break;
+		case K_WRITE:
+			op_write(b);
+			break;
+		case K_LSEEK:
+			op_lseek(b);
+			break;
+		case K_MMAP:
+			op_mmap(b);
+			break;
+		case K_MAPRW:
+			op_map_rw(b);
+			break;
+		case K_IOCTL:
+			op_ioctl(b);
+			break;
+		case K_SYSFS:
+			op_sysfs(b);
+			break;
+		case K_EXPORT:
+			op_export(b);
+			break;
+		default:
+			op_uio();
+			break;
+		}
+		kmsg_check();
+	}
+	g_op = g_nops;
+	op("delete every buffer made");
+	for (i = 0; i < NBUF; i++)
+		buf_delete(&g_buf[i]);
+	CHECK(count_fuzz_buffers(left, sizeof(left)) == 0, "left behind:%s", left);
+	kmsg_check();
+	for (k = 0; k < K_N; k++)
+		printf("# fuzz: %-7s %5lu made, %5lu succeeded\n", kinds[k], g_count[k], g_ok[k]);
+	if (g_uio >= 0) {
+		close(g_uio);
+		close(g_uio_ro);
+	}
+	close(g_mgr);
+	ut_checks++;
+}
+
+/*
+ * The invariant check itself: a shadow that differs from the buffer must
+ * be caught (FUZZ_SELFTEST=1 in suite.sh: it must fail).
+ */
+TEST(manual_broken_invariant)
+{
+	seed_init();
+	g_page = ut_page();
+	g_mgr = open(MGR, O_WRONLY);
+	if (g_mgr < 0)
+		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
+	ut_cleanup_buffer("fuzz*");
+	CHECK(mgr_write("create fuzz-self 8192\n", 22) == 0, "create fuzz-self");
+	buf_adopt(&g_buf[0], "fuzz-self", 8192);
+	g_buf[0].shadow[100] ^= 0x5a;		/* as if a write had been lost */
+	for (g_op = 0; g_op < 200; g_op++)
+		op_read(&g_buf[0]);
+	buf_delete(&g_buf[0]);
+}
+
+TEST_HARNESS_MAIN
