@@ -4,8 +4,10 @@
  * u-dma-buf and uiomem tests on the board targets (zcu102 ...).
  *
  * The channel is the "copy" entry of the dmas/dma-names of a device-tree
- * node compatible with "udmem,dmaengine-test" when there is one, else any
- * channel with the DMA_MEMCPY capability.  /dev/udmem-dmaengine-test then
+ * node compatible with "udmem,dmaengine-test" when there is one, else a
+ * channel with the DMA_MEMCPY capability: of the device named by the
+ * module parameter device= (dev_name, e.g. a PCI address) if given, else
+ * any.  /dev/udmem-dmaengine-test then
  * copies between DMA addresses given by user space, as the engine's device
  * sees them (u-dma-buf's phys_addr of a buffer bound to that device):
  *
@@ -42,6 +44,10 @@
 #define DT_COPY_MAX		SZ_64M
 #define DT_TIMEOUT_MS		10000
 #define DT_CMD_MAX		128
+
+static char *device;
+module_param(device, charp, 0444);
+MODULE_PARM_DESC(device, "without a device-tree node: a channel of this device only (dev_name)");
 
 /* The one channel the misc device uses; NULL while there is none. */
 static DEFINE_MUTEX(dt_lock);
@@ -242,10 +248,28 @@ static struct platform_driver dt_driver = {
 	},
 };
 
-static int __init dt_init(void)
+static bool dt_filter_device(struct dma_chan *chan, void *param)
+{
+	return !strcmp(dev_name(chan->device->dev), param);
+}
+
+/* A DMA_MEMCPY channel, of the device device= names if it names one. */
+static struct dma_chan *dt_request_memcpy(void)
 {
 	struct dma_chan *chan;
 	dma_cap_mask_t mask;
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	if (!device || !*device)
+		return dma_request_chan_by_mask(&mask);
+	chan = dma_request_channel(mask, dt_filter_device, device);
+	return chan ? chan : ERR_PTR(-ENODEV);
+}
+
+static int __init dt_init(void)
+{
+	struct dma_chan *chan;
 	int ret;
 
 	ret = platform_driver_register(&dt_driver);
@@ -255,10 +279,8 @@ static int __init dt_init(void)
 	chan = dt_chan;
 	mutex_unlock(&dt_lock);
 	if (!chan) {
-		/* No device-tree node (or it probed without a channel): any memcpy channel. */
-		dma_cap_zero(mask);
-		dma_cap_set(DMA_MEMCPY, mask);
-		chan = dma_request_chan_by_mask(&mask);
+		/* No device-tree node (or it probed without a channel). */
+		chan = dt_request_memcpy();
 		if (IS_ERR(chan)) {
 			platform_driver_unregister(&dt_driver);
 			pr_err("udmem-dmaengine-test: no DMA_MEMCPY channel: %ld\n",
