@@ -18,7 +18,8 @@
  *    coherent bounce buffer, copied by the engine into its buffer, then out
  *    to the destination;
  *  - DMA_SLAVE MEM_TO_DEV: the reverse, into a sink that compares every
- *    sample with its own counter (debugfs tx_next, tx_errors, tx_bytes).
+ *    sample with its own counter (debugfs tx_next) and counts those that
+ *    differ (tx_errors) and the bytes it took (tx_bytes).
  *
  * The engine runs one chunk at a time, taking the channels in turn, so a
  * cyclic transfer on one channel does not starve the other.  Callbacks run
@@ -218,12 +219,9 @@ static void ued_sink(struct ued_chan *c, const u32 *samples, u32 len)
 {
 	unsigned int i;
 
-	for (i = 0; i < len / UED_SAMPLE; i++) {
-		if (samples[i] != c->tx_next)
+	for (i = 0; i < len / UED_SAMPLE; i++)
+		if (samples[i] != c->tx_next++)
 			c->tx_errors++;
-		/* resynchronise on what came, so that one loss counts once */
-		c->tx_next = samples[i] + 1;
-	}
 	c->tx_bytes += len;
 }
 
