@@ -69,21 +69,55 @@ else
 		ed_dmatest "$ed_c"
 	fi
 
-	# ---- memcpy through udmem-dmaengine-test, between buffers bound to edu
-	if udmem_insmod udmem-dmaengine-test device=$ed_pci &&
+	# ---- udmem-dmaengine-test takes a memcpy and a slave channel of the provider
+	ed_pchan=
+	ed_dbg=
+	if udmem_insmod udmem-dmaengine-test device=$ed_pci slave=$ed_pci &&
 		read -r ed_pchan ed_pdev ed_pbits < /dev/udmem-dmaengine-test; then
 		tap_eq peer-takes-provider-channel "$ed_pci 32" "$ed_pdev $ed_pbits"
-		echo "# peer: channel $ed_pchan"
+		for _c in $(ed_chans); do
+			[ "$_c" != "$ed_pchan" ] && [ "$(cat "/sys/class/dma/$_c/in_use")" = 1 ] &&
+				ed_dbg=/sys/kernel/debug/udmem-edu-dma/$ed_pci/chan${_c##*chan}
+		done
+		tap_check peer-takes-slave-channel test -d "$ed_dbg"
+		echo "# peer: memcpy channel $ed_pchan, slave channel ${ed_dbg##*/}"
 	else
-		tap_fail peer-takes-provider-channel "insmod udmem-dmaengine-test device=$ed_pci failed"
+		tap_fail peer-takes-provider-channel "insmod udmem-dmaengine-test device=$ed_pci slave=$ed_pci failed"
 	fi
+	ed_bufs=
 	if udmem_insmod u-dma-buf udmabuf0=0x10000 udmabuf0_bind="pci/$ed_pci" \
 		udmabuf1=0x10000 udmabuf1_bind="pci/$ed_pci" && [ -e /dev/udmabuf1 ]; then
 		tap_ok buffers-bound-to-edu
-		udmem_run UDMEM_SUITE="$UDMEM_SUITE/memcpy" BOARD_SRC=udmabuf0 \
-			BOARD_DST=udmabuf1 board-dma
+		ed_bufs=1
 	else
 		tap_fail buffers-bound-to-edu "insmod u-dma-buf bind=pci/$ed_pci failed"
+	fi
+	if [ -n "$ed_pchan" ] && [ -n "$ed_bufs" ]; then
+		# memcpy between the buffers, each sync way, bad copies refused
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/memcpy" BOARD_SRC=udmabuf0 \
+			BOARD_DST=udmabuf1 board-dma
+		# slave transfers, cyclic ones, transfers cut short
+		udmem_run EDU_DBG="$ed_dbg" EDU_BUF0=udmabuf0 EDU_BUF1=udmabuf1 edu-dma
+
+		# ---- lifetimes: the client holds both channels
+		if rmmod udmem_edu_dma 2> /dev/null; then
+			tap_fail unload-refused-while-held "rmmod udmem_edu_dma succeeded under a client"
+		else
+			tap_ok unload-refused-while-held
+		fi
+		ed_s=$(cat /sys/class/u-dma-buf/udmabuf0/phys_addr)
+		tap_check copy-after-refused-unload \
+			sh -c "echo 'copy $ed_s $((ed_s + 8192)) 4096' > /dev/udmem-dmaengine-test"
+		# unbind during a cyclic transfer, then the client lets go
+		udmem_run EDU_DBG="$ed_dbg" EDU_PCI=$ed_pci EDU_BUF0=udmabuf0 edu-unbind
+		tap_check client-releases-unbound-channels rmmod udmem_dmaengine_test
+		tap_check unload-after-unbind rmmod udmem_edu_dma
+		if udmem_insmod udmem-edu-dma && [ -e "$ed_drv/$ed_pci" ] &&
+			[ "$(ed_chans | wc -l)" = 2 ]; then
+			tap_ok provider-binds-again
+		else
+			tap_fail provider-binds-again "$(dmesg | grep -i edu | tail -n 2 | tr '\n' ' ')"
+		fi
 	fi
 	ed_unload
 fi
