@@ -78,6 +78,10 @@ static unsigned int copy_align = 2;
 module_param(copy_align, uint, 0444);
 MODULE_PARM_DESC(copy_align, "memcpy alignment of addresses and length, log2 bytes (default 2)");
 
+static bool msi = true;
+module_param(msi, bool, 0444);
+MODULE_PARM_DESC(msi, "use MSI when the platform has it; 0: INTx (default 1)");
+
 enum ued_kind { UED_COPY, UED_RX, UED_TX };
 
 /* One contiguous piece: RX uses dst only, TX src only. */
@@ -750,7 +754,8 @@ static int ued_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto free_ued;
 	}
 	pci_set_master(pdev);
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_ALL_TYPES);
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, msi ? PCI_IRQ_ALL_TYPES :
+				    PCI_IRQ_ALL_TYPES & ~(PCI_IRQ_MSI | PCI_IRQ_MSIX));
 	if (ret < 0)
 		goto free_bounce;
 	ued->irq = pci_irq_vector(pdev, 0);

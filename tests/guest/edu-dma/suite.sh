@@ -112,11 +112,19 @@ else
 		udmem_run EDU_DBG="$ed_dbg" EDU_PCI=$ed_pci EDU_BUF0=udmabuf0 edu-unbind
 		tap_check client-releases-unbound-channels rmmod udmem_dmaengine_test
 		tap_check unload-after-unbind rmmod udmem_edu_dma
-		if udmem_insmod udmem-edu-dma && [ -e "$ed_drv/$ed_pci" ] &&
-			[ "$(ed_chans | wc -l)" = 2 ]; then
-			tap_ok provider-binds-again
+		# bound again, on INTx this time: the slave and cut-short tests again
+		if udmem_insmod udmem-edu-dma msi=0 && [ -e "$ed_drv/$ed_pci" ] &&
+			[ "$(ed_chans | wc -l)" = 2 ] &&
+			dmesg | grep udmem-edu-dma | tail -n 1 | grep -q 'channels (INTx'; then
+			tap_ok provider-binds-again-intx
+			if udmem_insmod udmem-dmaengine-test device=$ed_pci slave=$ed_pci; then
+				udmem_run UDMEM_SUITE="$UDMEM_SUITE/intx" EDU_DBG="$ed_dbg" \
+					EDU_BUF0=udmabuf0 EDU_BUF1=udmabuf1 edu-dma
+			else
+				tap_fail intx "insmod udmem-dmaengine-test failed"
+			fi
 		else
-			tap_fail provider-binds-again "$(dmesg | grep -i edu | tail -n 2 | tr '\n' ' ')"
+			tap_fail provider-binds-again-intx "$(dmesg | grep -i edu | tail -n 2 | tr '\n' ' ')"
 		fi
 	fi
 	ed_unload
