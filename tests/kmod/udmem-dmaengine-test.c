@@ -67,7 +67,8 @@ static struct dma_chan *dt_chan;
 /* The slave channel of slave=, under dt_lock; NULL without one. */
 static struct dma_chan *dt_slave;
 
-#define DT_XFER_FLAGS		(UDMEM_DMAENGINE_CYCLIC | UDMEM_DMAENGINE_TERMINATE)
+#define DT_XFER_FLAGS		(UDMEM_DMAENGINE_CYCLIC | UDMEM_DMAENGINE_TERMINATE | \
+				 UDMEM_DMAENGINE_VEC)
 #define DT_SG_MAX		256
 #define DT_POLL_MS		10
 
@@ -174,6 +175,34 @@ static struct scatterlist *dt_sg(struct udmem_dmaengine_xfer *x, unsigned int *n
 	return sgl;
 }
 
+/* The entries of x as a dma_vec array, as dt_sg() makes them. */
+static struct dma_async_tx_descriptor *dt_prep_vec(struct dma_chan *chan,
+						   struct udmem_dmaengine_xfer *x,
+						   enum dma_transfer_direction dir)
+{
+	struct dma_async_tx_descriptor *tx;
+	struct scatterlist *sgl;
+	struct dma_vec *vecs;
+	unsigned int i, n;
+
+	sgl = dt_sg(x, &n);
+	if (!sgl)
+		return NULL;
+	vecs = kcalloc(n, sizeof(*vecs), GFP_KERNEL);
+	if (vecs) {
+		for (i = 0; i < n; i++) {
+			vecs[i].addr = sg_dma_address(&sgl[i]);
+			vecs[i].len = sg_dma_len(&sgl[i]);
+		}
+		tx = dmaengine_prep_peripheral_dma_vec(chan, vecs, n, dir, DMA_PREP_INTERRUPT);
+	} else {
+		tx = NULL;
+	}
+	kfree(vecs);
+	kfree(sgl);
+	return tx;
+}
+
 /* Prepare x on chan: NULL when the channel refuses it. */
 static struct dma_async_tx_descriptor *dt_prep(struct dma_chan *chan,
 					       struct udmem_dmaengine_xfer *x,
@@ -198,6 +227,8 @@ static struct dma_async_tx_descriptor *dt_prep(struct dma_chan *chan,
 	if (x->flags & UDMEM_DMAENGINE_CYCLIC)
 		return dmaengine_prep_dma_cyclic(chan, x->addr, x->len, x->seg, dir,
 						 DMA_PREP_INTERRUPT);
+	if (x->flags & UDMEM_DMAENGINE_VEC)
+		return dt_prep_vec(chan, x, dir);
 	*sgl = dt_sg(x, &nents);
 	if (!*sgl)
 		return NULL;
@@ -264,6 +295,10 @@ static int dt_xfer(struct udmem_dmaengine_xfer *x)
 	}
 	if (!chan)
 		return -ENODEV;
+	if ((x->flags & UDMEM_DMAENGINE_VEC) && (cyclic || x->kind == UDMEM_DMAENGINE_MEMCPY))
+		return -EINVAL;
+	if ((x->flags & UDMEM_DMAENGINE_VEC) && !UDMEM_HAVE_DMA_VEC)
+		return -EOPNOTSUPP;
 	if (cyclic) {
 		if (!x->periods || !x->seg || (x->flags & UDMEM_DMAENGINE_TERMINATE))
 			return -EINVAL;
@@ -317,7 +352,8 @@ static int dt_xfer_ioctl(void __user *arg)
 	mutex_lock(&dt_lock);
 	ret = dt_xfer(&x);
 	mutex_unlock(&dt_lock);
-	if (ret != -EINVAL && ret != -ENODEV && copy_to_user(arg, &x, sizeof(x)))
+	if (ret != -EINVAL && ret != -ENODEV && ret != -EOPNOTSUPP &&
+	    copy_to_user(arg, &x, sizeof(x)))
 		return -EFAULT;
 	return ret;
 }

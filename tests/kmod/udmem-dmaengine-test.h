@@ -32,6 +32,7 @@ struct udmem_dmaengine_copy {
 /* udmem_dmaengine_xfer.flags */
 #define UDMEM_DMAENGINE_CYCLIC		0x1	/* slave: cyclic, one period a seg */
 #define UDMEM_DMAENGINE_TERMINATE	0x2	/* terminate once it made progress */
+#define UDMEM_DMAENGINE_VEC		0x4	/* slave: the entries as a dma_vec array */
 
 /**
  * struct udmem_dmaengine_xfer - a slave transfer, or a transfer cut short
@@ -43,7 +44,10 @@ struct udmem_dmaengine_copy {
  *	cyclic: bytes of a period
  * @stride: slave_sg: distance from one entry to the next (0: @seg, no gaps)
  * @kind: UDMEM_DMAENGINE_DEV_TO_MEM, _MEM_TO_DEV or _MEMCPY
- * @flags: UDMEM_DMAENGINE_CYCLIC, UDMEM_DMAENGINE_TERMINATE
+ * @flags: UDMEM_DMAENGINE_CYCLIC, UDMEM_DMAENGINE_TERMINATE,
+ *	UDMEM_DMAENGINE_VEC (the entries through
+ *	dmaengine_prep_peripheral_dma_vec(), as IIO's DMABUF interface
+ *	prepares them; -EOPNOTSUPP before Linux 6.10)
  * @periods: cyclic: the period callbacks to wait for before terminating
  * @callbacks: out: the callbacks that came (those of a cyclic transfer
  *	until it was terminated)

@@ -12,7 +12,8 @@
  *
  *  - DMA_MEMCPY: each chunk is read into the device's buffer, then written
  *    out to the destination;
- *  - DMA_SLAVE DEV_TO_MEM (slave_sg and cyclic): the channel's emulated
+ *  - DMA_SLAVE DEV_TO_MEM (slave_sg, cyclic, and from 6.10 the dma_vec
+ *    arrays of IIO's DMABUF interface): the channel's emulated
  *    device FIFO produces 32-bit samples, a counter that continues across
  *    transfers (debugfs rx_next is the next one); each chunk is staged in a
  *    coherent bounce buffer, copied by the engine into its buffer, then out
@@ -47,6 +48,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+
+#include "../../kernel/compat.h"
 
 #define EDU_REG_ID		0x00
 #define EDU_REG_IRQ_STATUS	0x24
@@ -478,6 +481,30 @@ ued_prep_slave_sg(struct dma_chan *chan, struct scatterlist *sgl, unsigned int s
 	return &d->tx;
 }
 
+/* The scatter-gather of IIO's DMABUF interface (6.10). */
+static struct dma_async_tx_descriptor *
+ued_prep_dma_vec(struct dma_chan *chan, const struct dma_vec *vecs, size_t nents,
+		 enum dma_transfer_direction dir, unsigned long flags)
+{
+	struct ued_chan *c = to_ued_chan(chan);
+	struct ued_desc *d;
+	size_t i;
+
+	if (nents > UED_MAX_SEGS)
+		return NULL;
+	d = ued_slave_desc(c, dir, nents, flags);
+	if (!d)
+		return NULL;
+	for (i = 0; i < nents; i++) {
+		if (!ued_range_ok(c->ued, vecs[i].addr, vecs[i].len, 2)) {
+			ued_desc_drop(c, d);
+			return NULL;
+		}
+		ued_seg_set(d, i, vecs[i].addr, vecs[i].len);
+	}
+	return &d->tx;
+}
+
 static struct dma_async_tx_descriptor *
 ued_prep_cyclic(struct dma_chan *chan, dma_addr_t buf, size_t buf_len, size_t period_len,
 		enum dma_transfer_direction dir, unsigned long flags)
@@ -695,6 +722,7 @@ static void ued_init_dma(struct ued *ued)
 	dd->device_prep_dma_memcpy = ued_prep_memcpy;
 	dd->device_prep_slave_sg = ued_prep_slave_sg;
 	dd->device_prep_dma_cyclic = ued_prep_cyclic;
+	UDMEM_SET_PREP_DMA_VEC(dd, ued_prep_dma_vec);
 	dd->device_config = ued_config;
 	dd->device_terminate_all = ued_terminate_all;
 	dd->device_synchronize = ued_synchronize;

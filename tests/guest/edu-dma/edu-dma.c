@@ -88,6 +88,35 @@ TEST(rx_scatter_gather_fills_entries_in_order)
 	ed_close(&b);
 }
 
+/* The same through a dma_vec array, as IIO's DMABUF interface prepares blocks. */
+TEST(rx_dma_vec_fills_entries_in_order)
+{
+	struct ed_buf b;
+	struct udmem_dmaengine_xfer x;
+	uint32_t first = 0x0badf00d;
+	int ret;
+
+	ed_open(&b, "EDU_BUF0", "udmabuf0", ED_EMPTY);
+	ed_dbg_set("rx_next", first);
+	x = ed_rx(b.dma, 6144);
+	x.seg = 2048;
+	x.stride = 4096;
+	x.flags = UDMEM_DMAENGINE_VEC;
+	ret = ed_xfer(&x);
+	if (ret == -EOPNOTSUPP)
+		SKIP("this kernel has no dmaengine_prep_peripheral_dma_vec (Linux 6.10)");
+	ASSERT_EQ(ret, 0);
+	EXPECT_EQ(x.callbacks, 1);
+	ed_sync(&b, 0, 2);
+	ed_expect_count(b.w, 0, 512, first);
+	ed_expect_fill(b.w, 512, 1024, ED_EMPTY);
+	ed_expect_count(b.w, 1024, 1536, first + 512);
+	ed_expect_fill(b.w, 1536, 2048, ED_EMPTY);
+	ed_expect_count(b.w, 2048, 2560, first + 1024);
+	ed_expect_fill(b.w, 2560, ED_WORDS, ED_EMPTY);
+	ed_close(&b);
+}
+
 /* The FIFO is a stream: a second transfer goes on where the first ended. */
 TEST(rx_counter_continues_across_transfers)
 {
