@@ -60,6 +60,9 @@ MODULE_PARM_DESC(device, "without a device-tree node: a channel of this device o
 static char *slave;
 module_param(slave, charp, 0444);
 MODULE_PARM_DESC(slave, "a DMA_SLAVE channel of this device (dev_name) for UDMEM_DMAENGINE_XFER");
+static char *slave_name;
+module_param(slave_name, charp, 0444);
+MODULE_PARM_DESC(slave_name, "instead of slave=: the channel dma_request_chan() gives the misc device under this name");
 
 /* The one channel the misc device uses; NULL while there is none. */
 static DEFINE_MUTEX(dt_lock);
@@ -546,6 +549,38 @@ static int dt_request_slave(void)
 	return 0;
 }
 
+/* The channel of slave_name=, as a slave device asks for its own by name. */
+static int dt_request_slave_by_name(void)
+{
+	struct dma_chan *chan;
+
+	if (!slave_name || !*slave_name)
+		return 0;
+	chan = dma_request_chan(dt_misc.this_device, slave_name);
+	if (IS_ERR(chan)) {
+		pr_err("udmem-dmaengine-test: no channel \"%s\": %ld\n", slave_name, PTR_ERR(chan));
+		return PTR_ERR(chan);
+	}
+	pr_info("udmem-dmaengine-test: channel %s as \"%s\"\n", dma_chan_name(chan), slave_name);
+	mutex_lock(&dt_lock);
+	dt_slave = chan;
+	mutex_unlock(&dt_lock);
+	return 0;
+}
+
+/* The slave channel goes first: dmaengine links it to the misc device. */
+static void dt_release_slave(void)
+{
+	struct dma_chan *chan;
+
+	mutex_lock(&dt_lock);
+	chan = dt_slave;
+	dt_slave = NULL;
+	mutex_unlock(&dt_lock);
+	if (chan)
+		dma_release_channel(chan);
+}
+
 static int __init dt_init(void)
 {
 	struct dma_chan *chan;
@@ -580,12 +615,20 @@ static int __init dt_init(void)
 	if (ret) {
 		platform_driver_unregister(&dt_driver);
 		dt_release_chan();
+		return ret;
+	}
+	ret = dt_request_slave_by_name();
+	if (ret) {
+		misc_deregister(&dt_misc);
+		platform_driver_unregister(&dt_driver);
+		dt_release_chan();
 	}
 	return ret;
 }
 
 static void __exit dt_exit(void)
 {
+	dt_release_slave();
 	misc_deregister(&dt_misc);
 	/* The node's channel goes with its device, a fallback one here. */
 	platform_driver_unregister(&dt_driver);

@@ -27,6 +27,10 @@
  * in a tasklet.  Terminated descriptors get no callback (the dmaengine
  * rule); those the device's removal cuts short get DMA_TRANS_ABORTED.
  *
+ * A device without a firmware node finds the last channel with
+ * dma_request_chan(dev, map_name) when map_client= names it (IIO's
+ * dmaengine buffer asks so for "rx").
+ *
  * The driver binds only to a device whose driver_override names it (the
  * harness's second edu device), never by ID, so that the edu device of the
  * other suites stays theirs.  Test-only: never installed.
@@ -85,6 +89,13 @@ static bool msi = true;
 module_param(msi, bool, 0444);
 MODULE_PARM_DESC(msi, "use MSI when the platform has it; 0: INTx (default 1)");
 
+static char *map_client;
+module_param(map_client, charp, 0444);
+MODULE_PARM_DESC(map_client, "dev_name of a device whose dma_request_chan(dev, map_name) gets the last channel");
+static char *map_name = "rx";
+module_param(map_name, charp, 0444);
+MODULE_PARM_DESC(map_name, "the channel name of map_client (default rx)");
+
 enum ued_kind { UED_COPY, UED_RX, UED_TX };
 
 /* One contiguous piece: RX uses dst only, TX src only. */
@@ -136,6 +147,7 @@ struct ued {
 	dma_addr_t bounce_dma;
 	int irq;
 	struct dentry *dbg;
+	struct dma_slave_map map;	/* map_client's channel, without device tree */
 	spinlock_t lock;	/* everything below and the channels' lists */
 	struct ued_desc *cur;	/* the descriptor of the chunk on the engine */
 	struct ued_chan *cur_chan;
@@ -701,10 +713,25 @@ static void ued_debugfs(struct ued *ued)
 	}
 }
 
+static bool ued_filter(struct dma_chan *chan, void *param)
+{
+	return chan == param;
+}
+
 static void ued_init_dma(struct ued *ued)
 {
 	struct dma_device *dd = &ued->dma;
 	int i;
+
+	if (map_client && *map_client) {
+		/* dma_request_chan(dev, name) of a device with no firmware node */
+		ued->map.devname = map_client;
+		ued->map.slave = map_name;
+		ued->map.param = &ued->chans[UED_NR_CHANS - 1].chan;
+		dd->filter.map = &ued->map;
+		dd->filter.mapcnt = 1;
+		dd->filter.fn = ued_filter;
+	}
 
 	dma_cap_set(DMA_MEMCPY, dd->cap_mask);
 	dma_cap_set(DMA_SLAVE, dd->cap_mask);

@@ -112,16 +112,21 @@ else
 		udmem_run EDU_DBG="$ed_dbg" EDU_PCI=$ed_pci EDU_BUF0=udmabuf0 edu-unbind
 		tap_check client-releases-unbound-channels rmmod udmem_dmaengine_test
 		tap_check unload-after-unbind rmmod udmem_edu_dma
-		# bound again, on INTx this time: the slave and cut-short tests again
-		if udmem_insmod udmem-edu-dma msi=0 && [ -e "$ed_drv/$ed_pci" ] &&
-			[ "$(ed_chans | wc -l)" = 2 ] &&
+		# bound again, on INTx this time: the slave and cut-short tests
+		# again, the client asking for its slave channel by name ("rx", the
+		# provider's map for the client's misc device, as IIO's buffer asks)
+		if udmem_insmod udmem-edu-dma msi=0 map_client=udmem-dmaengine-test &&
+			[ -e "$ed_drv/$ed_pci" ] && [ "$(ed_chans | wc -l)" = 2 ] &&
 			dmesg | grep udmem-edu-dma | tail -n 1 | grep -q 'channels (INTx'; then
 			tap_ok provider-binds-again-intx
-			if udmem_insmod udmem-dmaengine-test device=$ed_pci slave=$ed_pci; then
+			if udmem_insmod udmem-dmaengine-test device=$ed_pci slave_name=rx; then
+				ed_rx=$(dmesg | sed -n 's/.*udmem-dmaengine-test: channel \(.*\) as "rx"/\1/p' | tail -n 1)
+				tap_eq slave-channel-by-name "chan${ed_dbg##*chan}" "chan${ed_rx##*chan}"
+				tap_check slave-channel-linked test -e "/sys/class/dma/$ed_rx/slave"
 				udmem_run UDMEM_SUITE="$UDMEM_SUITE/intx" EDU_DBG="$ed_dbg" \
 					EDU_BUF0=udmabuf0 EDU_BUF1=udmabuf1 edu-dma
 			else
-				tap_fail intx "insmod udmem-dmaengine-test failed"
+				tap_fail intx "insmod udmem-dmaengine-test slave_name=rx failed"
 			fi
 		else
 			tap_fail provider-binds-again-intx "$(dmesg | grep -i edu | tail -n 2 | tr '\n' ' ')"
