@@ -64,6 +64,9 @@ else
 	ed_c=$(ed_chans | head -n 1)
 	tap_eq channels 2 "$(ed_chans | wc -l)"
 	echo "# channels: $(ed_chans | tr '\n' ' ')($(dmesg | grep udmem-edu-dma | tail -n 1))"
+	if [ -e "$ed_path/iommu_group" ]; then
+		echo "# $ed_pci is behind an IOMMU: the buffers' DMA addresses are IOVAs"
+	fi
 
 	if [ -n "$ed_c" ]; then
 		ed_dmatest "$ed_c"
