@@ -41,6 +41,26 @@
 #endif
 
 /*
+ * 6.10: struct dma_vec and dma_device.device_prep_peripheral_dma_vec, with
+ * which IIO's DMABUF interface prepares its transfers (tests/kmod's edu
+ * provider offers it).  Before, there is no such callback: the setter does
+ * nothing and preparing returns NULL.
+ */
+#define UDMEM_HAVE_DMA_VEC	(!UDMEM_KERNEL_BEFORE(6, 10, 0))
+#if UDMEM_KERNEL_BEFORE(6, 10, 0)
+struct dma_vec {
+	dma_addr_t addr;
+	size_t len;
+};
+
+#define UDMEM_SET_PREP_DMA_VEC(dd, fn)	((void)(dd), (void)(fn))
+#define dmaengine_prep_peripheral_dma_vec(chan, vecs, nents, dir, flags) \
+	((void)(chan), (void)(vecs), (struct dma_async_tx_descriptor *)NULL)
+#else
+#define UDMEM_SET_PREP_DMA_VEC(dd, fn)	((dd)->device_prep_peripheral_dma_vec = (fn))
+#endif
+
+/*
  * 5.14: dma_map_resource() stopped refusing (with a warning) a physical
  * address that has a struct page; Debian's 5.10 may or may not carry the
  * change, so 5.10 is taken to refuse.
