@@ -211,6 +211,31 @@ else
 		fi
 	done
 
+	# --- 2c. another driver's platform device, bound through driver_override:
+	# refused, or its memory resource would be mapped past lockdown.
+	um_log_mark
+	if udmem_insmod udmem-foreign-pdev addr="$bar_start" size=0x10000; then
+		udmem_insmod uiomem
+		fp=/sys/bus/platform/devices/udmem-foreign
+		if echo uiomem > "$fp/driver_override"; then
+			if echo udmem-foreign > /sys/bus/platform/drivers/uiomem/bind 2>/dev/null; then
+				tap_fail driver-override-bind-refused "the bind succeeded"
+			else
+				tap_ok driver-override-bind-refused
+			fi
+			tap_check driver-override-not-bound test ! -e "$fp/driver"
+			um_absent driver-override-no-region udmem-foreign
+			um_log_has driver-override-message "udmem-foreign: refused: not a uiomem device"
+			echo > "$fp/driver_override"
+		else
+			tap_fail driver-override-bind-refused "cannot write $fp/driver_override"
+		fi
+		um_unload
+		udmem_rmmod udmem-foreign-pdev
+	else
+		tap_fail driver-override-bind-refused "insmod udmem-foreign-pdev failed"
+	fi
+
 	# --- 3. bad module parameters: the module loads, the bad regions don't
 	ram=$(um_system_ram_addr)
 	if [ "$UDMEM_ARCH" = armhf ]; then
