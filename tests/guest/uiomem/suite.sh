@@ -155,6 +155,15 @@ else
 		udmem_run uiomem-region
 		um_abi11 abi11 uiomem0
 		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_revokes_mappings
+		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_while_faulting_leaves_no_mapping
+		# The entries the fault handler makes, read by the memtype helper.
+		if udmem_insmod u-dma-buf && udmem_insmod udmem-memtype; then
+			udmem_run uiomem-pte
+			udmem_rmmod udmem-memtype
+		else
+			tap_fail uiomem-pte "insmod u-dma-buf, udmem-memtype failed"
+		fi
+		grep -q '^u_dma_buf ' /proc/modules && udmem_rmmod u-dma-buf
 
 		# Unbind with the file open: the file gets ENODEV, rebinding works.
 		exec 3< /dev/uiomem0
