@@ -41,26 +41,29 @@ u32 uiomem_map_type(const struct uiomem *um, bool o_sync)
 
 /*
  * The protection of an entry a fault inserts: young, and dirty where the
- * mapping is writable.  CPUs without hardware access and dirty tracking
+ * entry is writable.  CPUs without hardware access and dirty tracking
  * (Cortex-A53, A9, U54) would otherwise take a second fault on the first
  * access or write of every page.  Nothing tracks dirtiness here.  A
- * read-only mapping gets no Dirty bit: on x86 Write=0,Dirty=1 is a shadow
- * stack entry.  vm_page_prot itself never holds the bit, or mprotect()
- * would carry it into the read-only protection it computes from it.
+ * read-only entry gets no Dirty bit: on x86 Write=0,Dirty=1 is a shadow
+ * stack entry.  That includes a writable mapping whose protection the
+ * kernel keeps read-only to see writes (soft-dirty tracking), hence the
+ * test of the protection rather than of VM_WRITE.  vm_page_prot itself
+ * never holds the bit, or mprotect() would carry it into the read-only
+ * protection it computes from it.
  */
 static pgprot_t uiomem_fault_prot(struct vm_area_struct *vma)
 {
 	pte_t pte = pte_mkyoung(__pte(pgprot_val(vma->vm_page_prot)));
 
-	if (vma->vm_flags & VM_WRITE)
+	if (pte_write(pte))
 		pte = pte_mkdirty(pte);
 	return __pgprot(pte_val(pte));
 }
 
 /*
- * Insert the page frames of [@start, @end) of @vma; 0 if the one at @addr
- * is in place afterwards, else VM_FAULT_SIGBUS.  The others are best
- * effort: a page left out faults again.
+ * Insert the page frames of [@start, @end) of @vma: VM_FAULT_NOPAGE if the
+ * one at @addr is in place afterwards, else VM_FAULT_SIGBUS.  The others
+ * are best effort: a page left out faults again.
  */
 static vm_fault_t uiomem_insert_range(struct vm_area_struct *vma, unsigned long pfn,
 				      unsigned long start, unsigned long end,
