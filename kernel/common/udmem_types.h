@@ -15,9 +15,12 @@
 #else
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/cdefs.h>	/* __always_inline (glibc) */
 typedef unsigned long long u64;
 typedef unsigned int u32;
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define ALIGN_DOWN(x, a)		((x) & ~((__typeof__(x))(a) - 1))
 #endif
 
 #endif /* UDMEM_COMMON_TYPES_H */

@@ -4,12 +4,12 @@
  *
  * The per-line operations are __always_inline instruction wrappers, so each
  * walk compiles to the same plain loop an architecture file would write.
+ * Plain C on udmem_types.h: tests/unit checks the walks on the host.
  */
 #ifndef UIOMEM_CACHE_WALK_H
 #define UIOMEM_CACHE_WALK_H
 
-#include <linux/kernel.h>
-#include <linux/types.h>
+#include "common/udmem_types.h"
 
 typedef void (*uiomem_line_op_t)(unsigned long addr);
 

@@ -40,20 +40,88 @@ u32 uiomem_map_type(const struct uiomem *um, bool o_sync)
 }
 
 /*
- * The protection with the PTEs' dirty and young bits already set: CPUs
- * without hardware dirty tracking (Cortex-A53, A9, U54) would otherwise take
- * a fault on the first write to every page.  Nothing tracks dirtiness here;
- * a read-only mapping stays read-only.
+ * The protection of an entry a fault inserts: young, and dirty where the
+ * entry is writable.  CPUs without hardware access and dirty tracking
+ * (Cortex-A53, A9, U54) would otherwise take a second fault on the first
+ * access or write of every page.  Nothing tracks dirtiness here.  A
+ * read-only entry gets no Dirty bit: on x86 Write=0,Dirty=1 is a shadow
+ * stack entry.  That includes a writable mapping whose protection the
+ * kernel keeps read-only to see writes (soft-dirty tracking), hence the
+ * test of the protection rather than of VM_WRITE.  vm_page_prot itself
+ * never holds the bit, or mprotect() would carry it into the read-only
+ * protection it computes from it.
  */
-static pgprot_t uiomem_prot_dirty(pgprot_t prot)
+static pgprot_t uiomem_fault_prot(struct vm_area_struct *vma)
 {
-	return __pgprot(pte_val(pte_mkyoung(pte_mkdirty(__pte(pgprot_val(prot))))));
+	pte_t pte = pte_mkyoung(__pte(pgprot_val(vma->vm_page_prot)));
+
+	if (pte_write(pte))
+		pte = pte_mkdirty(pte);
+	return __pgprot(pte_val(pte));
 }
 
-/* Pages are all mapped at mmap() time: a fault is an access after removal. */
+/*
+ * Insert the page frames of [@start, @end) of @vma: VM_FAULT_NOPAGE if the
+ * one at @addr is in place afterwards, else VM_FAULT_SIGBUS.  The others
+ * are best effort: a page left out faults again.
+ */
+static vm_fault_t uiomem_insert_range(struct vm_area_struct *vma, unsigned long pfn,
+				      unsigned long start, unsigned long end,
+				      unsigned long addr)
+{
+	pgprot_t prot = uiomem_fault_prot(vma);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	unsigned long a;
+
+	for (a = start; a < end; a += PAGE_SIZE) {
+		if (vmf_insert_pfn_prot(vma, a, pfn + ((a - start) >> PAGE_SHIFT),
+					prot) != VM_FAULT_NOPAGE)
+			continue;
+		if (a == addr)
+			ret = VM_FAULT_NOPAGE;
+	}
+	return ret;
+}
+
+/**
+ * uiomem_vm_fault() - map the pages around a faulting address
+ * @vmf: the fault
+ *
+ * Entries are made here, never at mmap() time: mmap() runs before its VMA
+ * is linked into the file's address space, where removal looks for
+ * mappings to revoke, so entries it made could outlive the region.  A fault
+ * only happens on a linked VMA, and it checks under @um->lock that the
+ * region is still there: removal marks the region dead under the lock and
+ * then zaps every mapping, so no entry survives it and every later access
+ * is SIGBUS.
+ *
+ * One fault maps the naturally aligned 2 MiB block of addresses around it
+ * (within the VMA), so that touching a region costs one fault per 2 MiB
+ * instead of one per page.
+ *
+ * Return: VM_FAULT_NOPAGE, or VM_FAULT_SIGBUS after removal or past the
+ * region.
+ */
 static vm_fault_t uiomem_vm_fault(struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;
+	struct vm_area_struct *vma = vmf->vma;
+	struct uiomem *um = vma->vm_private_data;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	unsigned long start = max(addr & PMD_MASK, vma->vm_start);
+	unsigned long end = min((addr & PMD_MASK) + PMD_SIZE, vma->vm_end);
+	u64 npages = um->size >> PAGE_SHIFT;
+	unsigned long first = (start - vma->vm_start) >> PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	/* mmap() checked the range and the VMA cannot grow: only a guard. */
+	if (vma->vm_pgoff + first + ((end - start) >> PAGE_SHIFT) > npages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&um->lock);
+	if (!um->dead)
+		ret = uiomem_insert_range(vma, PHYS_PFN(um->phys) + vma->vm_pgoff + first,
+					  start, end, addr);
+	mutex_unlock(&um->lock);
+	return ret;
 }
 
 static const struct vm_operations_struct uiomem_vm_ops = {
@@ -96,14 +164,11 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma)
 	default:
 		break;
 	}
-	prot = uiomem_prot_dirty(prot);
+	/* No entry now: uiomem_vm_fault() makes them. */
 	vma->vm_page_prot = prot;
 	vma->vm_ops = &uiomem_vm_ops;
 	vma->vm_private_data = um;
-	udmem_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	ret = remap_pfn_range(vma, vma->vm_start,
-			      PHYS_PFN(um->phys) + vma->vm_pgoff,
-			      vma->vm_end - vma->vm_start, prot);
+	udmem_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 out_unlock:
 	mutex_unlock(&um->lock);
 	return ret;

@@ -4,6 +4,7 @@
  * "ikwzm,uiomem") or a module-parameter device, its checks and sync-*
  * defaults, its minor number and name, and its /dev and sysfs nodes.
  */
+#include <linux/acpi.h>
 #include <linux/bitmap.h>
 #include <linux/cdev.h>
 #include <linux/idr.h>
@@ -15,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/of_device.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
@@ -322,6 +324,24 @@ static int uiomem_set_name(struct device *dev, struct uiomem *um, bool has_minor
 	return 0;
 }
 
+/*
+ * Is @pdev one of uiomem's own devices: a firmware node that names uiomem
+ * (device tree, or ACPI through PRP0001) or a device called "uiomem", as
+ * the module parameters' are?  driver_override lets root bind any platform
+ * device to any driver; bound to uiomem, another driver's device would have
+ * its memory resource, whatever physical range that is, mapped into user
+ * space, past lockdown, which refuses uiomem's own address parameters for
+ * that reason (see main.c).
+ */
+static bool uiomem_own_device(struct platform_device *pdev)
+{
+	struct device_driver *drv = &uiomem_driver.driver;
+
+	return of_driver_match_device(&pdev->dev, drv) ||
+	       acpi_driver_match_device(&pdev->dev, drv) ||
+	       !strcmp(pdev->name, UIOMEM_DRIVER_NAME);
+}
+
 static int uiomem_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -332,6 +352,10 @@ static int uiomem_probe(struct platform_device *pdev)
 	u32 v;
 	int ret;
 
+	if (!uiomem_own_device(pdev)) {
+		dev_err(dev, "refused: not a uiomem device (bound through driver_override?); uiomem maps only nodes compatible \"ikwzm,uiomem\" and its module-parameter regions\n");
+		return -EPERM;
+	}
 	ret = uiomem_get_resource(pdev, &res);
 	if (ret)
 		return ret;

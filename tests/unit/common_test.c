@@ -5,10 +5,12 @@
  */
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "udmem_parse.h"
 #include "udmem_range.h"
 #include "udmem_sync.h"
+#include "iomem/cache-walk.h"
 
 static int failures;
 static int test_failed;
@@ -157,6 +159,122 @@ static void parse_bad_input_errno(void)
 	report("parse_bad_input_errno");
 }
 
+/*
+ * The cache walks of kernel/iomem/cache-walk.h, on a pretend cache of
+ * WALK_LINES lines: what each line got, '.' for nothing, 'C' clean, 'I'
+ * invalidate, 'F' clean+invalidate, '!' a second operation on one line.
+ */
+#define WALK_BASE	0x10000UL
+#define WALK_LINES	8
+static char walk_log[WALK_LINES + 1];
+static u32 walk_line;
+
+static void walk_mark(unsigned long addr, char op)
+{
+	unsigned long i = (addr - WALK_BASE) / walk_line;
+
+	if (addr < WALK_BASE || i >= WALK_LINES || (addr - WALK_BASE) % walk_line) {
+		walk_log[0] = '?';	/* outside the pretend cache, or unaligned */
+		return;
+	}
+	walk_log[i] = walk_log[i] == '.' ? op : '!';
+}
+
+static void walk_clean(unsigned long addr) { walk_mark(addr, 'C'); }
+static void walk_inval(unsigned long addr) { walk_mark(addr, 'I'); }
+static void walk_flush(unsigned long addr) { walk_mark(addr, 'F'); }
+
+static void walk_reset(u32 line)
+{
+	memset(walk_log, '.', WALK_LINES);
+	walk_log[WALK_LINES] = '\0';
+	walk_line = line;
+}
+
+/* An invalidate as cache-arm.c, cache-arm64.c and cache-riscv.c do it. */
+static void walk_invalidate(unsigned long start, size_t size, u32 line)
+{
+	unsigned long first, last;
+
+	uiomem_walk_edges(start, size, line, walk_flush, &first, &last);
+	uiomem_walk(first, last, line, walk_inval);
+}
+
+/*
+ * Every range of the pretend cache: an invalidate gives each line the
+ * range covers whole one 'I' (its data is the device's), each line it
+ * covers in part one 'F' (its other bytes are the CPU's: cleaned, not
+ * lost), and no other line anything.
+ */
+static void walk_invalidate_flushes_partial_edge_lines(void)
+{
+	static const u32 lines[] = { 32, 64, 128, 0 };
+	unsigned long off, start, end, a, b;
+	unsigned int l, i;
+	size_t size;
+	char want;
+
+	for (l = 0; lines[l]; l++) {
+		u32 line = lines[l];
+
+		for (off = 0; off < 3 * line; off++) {
+			for (size = 1; off + size <= (WALK_LINES - 1) * line; size++) {
+				start = WALK_BASE + off;
+				end = start + size;
+				walk_reset(line);
+				walk_invalidate(start, size, line);
+				for (i = 0; i < WALK_LINES; i++) {
+					a = WALK_BASE + i * line;
+					b = a + line;
+					if (b <= start || a >= end)
+						want = '.';
+					else if (a >= start && b <= end)
+						want = 'I';
+					else
+						want = 'F';
+					if (walk_log[i] != want) {
+						printf("# line %u, range +%lu size %zu: %s\n",
+						       line, off, size, walk_log);
+						CHECK(walk_log[i] == want);
+						goto next_line_size;
+					}
+				}
+			}
+		}
+next_line_size:
+		;
+	}
+	report("walk_invalidate_flushes_partial_edge_lines");
+}
+
+/* A clean (and a flush) touches every line holding a byte of the range, once. */
+static void walk_lines_covers_each_line_once(void)
+{
+	unsigned long off, start, a;
+	unsigned int i;
+	size_t size;
+	char want;
+
+	for (off = 0; off < 128; off++) {
+		for (size = 1; off + size <= (WALK_LINES - 1) * 64; size++) {
+			start = WALK_BASE + off;
+			walk_reset(64);
+			uiomem_walk_lines(start, size, 64, walk_clean);
+			for (i = 0; i < WALK_LINES; i++) {
+				a = WALK_BASE + i * 64;
+				want = a + 64 <= start || a >= start + size ? '.' : 'C';
+				if (walk_log[i] != want) {
+					printf("# range +%lu size %zu: %s\n", off, size, walk_log);
+					CHECK(walk_log[i] == want);
+					goto done;
+				}
+			}
+		}
+	}
+done:
+	report("walk_lines_covers_each_line_once");
+}
+
 int main(void)
 {
 	range_inside_and_at_end_ok();
@@ -168,5 +286,7 @@ int main(void)
 	sync_invalidates_by_side_and_dir();
 	parse_base0_forms();
 	parse_bad_input_errno();
+	walk_invalidate_flushes_partial_edge_lines();
+	walk_lines_covers_each_line_once();
 	return failures ? 1 : 0;
 }

@@ -155,6 +155,15 @@ else
 		udmem_run uiomem-region
 		um_abi11 abi11 uiomem0
 		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_revokes_mappings
+		udmem_run UIOMEM_PDEV=uiomem.0 uiomem-region manual_unbind_while_faulting_leaves_no_mapping
+		# The entries the fault handler makes, read by the memtype helper.
+		if udmem_insmod u-dma-buf && udmem_insmod udmem-memtype; then
+			udmem_run uiomem-pte
+			udmem_rmmod udmem-memtype
+		else
+			tap_fail uiomem-pte "insmod u-dma-buf, udmem-memtype failed"
+		fi
+		grep -q '^u_dma_buf ' /proc/modules && udmem_rmmod u-dma-buf
 
 		# Unbind with the file open: the file gets ENODEV, rebinding works.
 		exec 3< /dev/uiomem0
@@ -210,6 +219,31 @@ else
 			tap_fail "param-option-$opt" "insmod with uiomem0_option=$opt failed"
 		fi
 	done
+
+	# --- 2c. another driver's platform device, bound through driver_override:
+	# refused, or its memory resource would be mapped past lockdown.
+	um_log_mark
+	if udmem_insmod udmem-foreign-pdev addr="$bar_start" size=0x10000; then
+		udmem_insmod uiomem
+		fp=/sys/bus/platform/devices/udmem-foreign
+		if echo uiomem > "$fp/driver_override"; then
+			if echo udmem-foreign > /sys/bus/platform/drivers/uiomem/bind 2>/dev/null; then
+				tap_fail driver-override-bind-refused "the bind succeeded"
+			else
+				tap_ok driver-override-bind-refused
+			fi
+			tap_check driver-override-not-bound test ! -e "$fp/driver"
+			um_absent driver-override-no-region udmem-foreign
+			um_log_has driver-override-message "udmem-foreign: refused: not a uiomem device"
+			echo > "$fp/driver_override"
+		else
+			tap_fail driver-override-bind-refused "cannot write $fp/driver_override"
+		fi
+		um_unload
+		udmem_rmmod udmem-foreign-pdev
+	else
+		tap_fail driver-override-bind-refused "insmod udmem-foreign-pdev failed"
+	fi
 
 	# --- 3. bad module parameters: the module loads, the bad regions don't
 	ram=$(um_system_ram_addr)

@@ -3,6 +3,9 @@
  * uiomem-region-threads.c - uiomem-region's tests of concurrent calls, of an unbind under
  * mappings, and of read() into a buffer mapped from the region.
  */
+#include <setjmp.h>
+#include <signal.h>
+
 #include "uiomem-region.h"
 
 /* One worker of the concurrency test: runs for two seconds, exits 0 if every call worked. */
@@ -130,6 +133,148 @@ TEST(manual_unbind_revokes_mappings)
 	ASSERT_TRUE(p != MAP_FAILED);
 	p[1] = 0xa5;
 	EXPECT_EQ(p[1], 0xa5);
+}
+
+/* The mappings the faulting thread keeps, to be checked after the removal. */
+#define FAULT_KEEP	8
+#define FAULT_PAGES	8
+
+struct fault_loop {
+	int fd;
+	long pg;
+	volatile int stop;
+	volatile unsigned long rounds;	/* mappings read whole */
+	volatile unsigned long bus;	/* reads ended by SIGBUS */
+	volatile unsigned long enodev;	/* mmap() refused: the region is gone */
+	volatile unsigned long failed;	/* any other mmap() error */
+	void *keep[FAULT_KEEP];
+};
+
+static __thread sigjmp_buf fault_env;
+
+static void fault_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(fault_env, 1);
+}
+
+/* Read @pages pages of @p; 0, or 1 if a read raised SIGBUS. */
+static int fault_read(struct fault_loop *m, volatile uint8_t *p, int pages)
+{
+	int i;
+
+	if (sigsetjmp(fault_env, 1))
+		return 1;
+	for (i = 0; i < pages; i++)
+		(void)p[i * m->pg + (i & 63)];
+	return 0;
+}
+
+/*
+ * Read a page of every kept mapping, map the region again, fault every
+ * page of the new mapping in and keep it (the oldest kept one is
+ * unmapped), over and over: mmap(), the faults and the reads race the
+ * removal that the test does meanwhile, and after it the reads of kept
+ * mappings must raise SIGBUS.
+ */
+static void *fault_loop(void *arg)
+{
+	struct fault_loop *m = arg;
+	size_t len = FAULT_PAGES * m->pg;
+	unsigned long n = 0;
+	void *p;
+	int i;
+
+	while (!m->stop) {
+		for (i = 0; i < FAULT_KEEP; i++) {
+			uint8_t *k = m->keep[i];
+
+			if (k && fault_read(m, k + (n % FAULT_PAGES) * m->pg, 1))
+				m->bus++;
+		}
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, SCRATCH);
+		if (p == MAP_FAILED) {
+			if (errno == ENODEV)
+				m->enodev++;
+			else
+				m->failed++;
+			continue;
+		}
+		if (fault_read(m, p, FAULT_PAGES))
+			m->bus++;
+		else
+			m->rounds++;
+		if (m->keep[n % FAULT_KEEP])
+			munmap(m->keep[n % FAULT_KEEP], len);
+		m->keep[n % FAULT_KEEP] = p;
+		n++;
+	}
+	return NULL;
+}
+
+/* Wait until @cond is true, at most @secs s (a hang guard, not a measure). */
+#define WAIT_FOR(cond, secs) ({						\
+		int _w = 0;						\
+		while (!(cond) && _w++ < (secs) * 100)			\
+			usleep(10000);					\
+		(cond);							\
+	})
+
+/*
+ * Removal while another thread maps the region and faults its pages in,
+ * over and over: afterwards every mapping, also one made or faulted in
+ * while the region went, raises SIGBUS on access, and mmap() says ENODEV.
+ * Entries made at mmap() time, before the kernel links the new mapping
+ * where removal looks for it, would stay behind.  Run by suite.sh on the
+ * module-parameter region ($UIOMEM_PDEV, default uiomem.0), which it
+ * rebinds.
+ */
+TEST(manual_unbind_while_faulting_leaves_no_mapping)
+{
+	const char *pdev = ut_env("UIOMEM_PDEV", "uiomem.0");
+	struct fault_loop m = { .pg = sysconf(_SC_PAGESIZE) };
+	struct sigaction sa = { .sa_handler = fault_sigbus };
+	unsigned long before;
+	volatile uint8_t *p;
+	size_t size;
+	pthread_t t;
+	int i, live = 0;
+
+	m.fd = open_region(O_RDWR, &size);
+	ASSERT_OK(sigaction(SIGBUS, &sa, NULL));
+	ASSERT_OK(pthread_create(&t, NULL, fault_loop, &m));
+	/* The loop runs before the removal, and goes on during it. */
+	EXPECT_TRUE(WAIT_FOR(m.rounds >= 50, 60));
+	before = m.rounds;
+	ASSERT_OK(driver_write("unbind", pdev));
+	/* The loop goes on until mmap() has refused it a few times. */
+	EXPECT_TRUE(WAIT_FOR(m.enodev >= 5, 60));
+	m.stop = 1;
+	pthread_join(t, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGBUS, &sa, NULL);
+	printf("# %lu rounds before the unbind, %lu in all, %lu SIGBUS, %lu ENODEV\n",
+	       before, m.rounds, m.bus, m.enodev);
+	EXPECT_EQ(m.failed, 0);
+	/* The loop's reads of the mappings it kept met the removal. */
+	EXPECT_GE(m.bus, 1);
+	for (i = 0; i < FAULT_KEEP; i++) {
+		p = m.keep[i];
+		if (!p)
+			continue;
+		live += ut_signal_of(read_byte, (void *)(p + (i % FAULT_PAGES) * m.pg)) != SIGBUS;
+		live += ut_signal_of(write_byte, (void *)(p + m.pg)) != SIGBUS;
+	}
+	EXPECT_EQ(live, 0);
+	EXPECT_TRUE(mmap(NULL, m.pg, PROT_READ, MAP_SHARED, m.fd, SCRATCH) == MAP_FAILED);
+	EXPECT_EQ(errno, ENODEV);
+	ASSERT_OK(driver_write("bind", pdev));
+	close(m.fd);
+	m.fd = open_region(O_RDWR, &size);
+	p = mmap(NULL, m.pg, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, SCRATCH);
+	ASSERT_TRUE(p != MAP_FAILED);
+	p[2] = 0x3c;
+	EXPECT_EQ(p[2], 0x3c);
 }
 
 struct mmap_loop {
