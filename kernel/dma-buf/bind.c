@@ -212,10 +212,15 @@ static struct udmabuf *udmabuf_claim_child_of(struct device *dev)
 }
 
 /*
- * A parent that goes away (PCI hot-remove or sysfs remove, an overlay, a
- * platform device unregistered) takes its buffers with it: their class
- * devices are its children in sysfs, and its DMA setup goes.  They are
- * removed as by an unbind: busy ones live on for their users, detached.
+ * A parent whose driver is unbound, or that goes away (PCI hot-remove or
+ * sysfs remove, an overlay, a platform device unregistered), takes its
+ * buffers with it: its DMA setup (IOMMU domain, dma-ranges) is undone
+ * right after its driver's remove, and their class devices are its
+ * children in sysfs.  BUS_NOTIFY_UNBIND_DRIVER comes before the driver's
+ * remove, while that setup is still there, so the buffers are detached
+ * and imports unmapped through it; BUS_NOTIFY_DEL_DEVICE catches the
+ * buffers of a parent that had no driver.  Busy ones live on for their
+ * users, detached, as after a platform unbind.
  */
 static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action,
 				 void *data)
@@ -224,10 +229,11 @@ static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action
 	struct udmabuf *buf;
 	int n = 0;
 
-	if (action != BUS_NOTIFY_DEL_DEVICE)
+	if (action != BUS_NOTIFY_DEL_DEVICE && action != BUS_NOTIFY_UNBIND_DRIVER)
 		return NOTIFY_DONE;
 	while ((buf = udmabuf_claim_child_of(dev))) {
-		dev_info(dev, "removing buffer %s with its parent\n", buf->name);
+		dev_info(dev, "removing buffer %s with its parent's %s\n", buf->name,
+			 action == BUS_NOTIFY_DEL_DEVICE ? "removal" : "driver");
 		udmabuf_remove(buf);
 		n++;
 	}

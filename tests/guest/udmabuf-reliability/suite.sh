@@ -119,6 +119,52 @@ else
 	tap_skip dma-offset "no device tree here: no bus with dma-ranges"
 fi
 
+# A buffer bound to a PCI device whose driver is unbound (issue 31): the
+# device's DMA setup goes right after the driver's remove, so the buffer goes
+# at the unbind, before it, also while it is open; a read of the open file
+# is then ENODEV.  Before the fix only the device's removal was noticed.
+rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
+rel_edu_drv=/sys/bus/pci/drivers/udmem-edu-test
+if [ -z "$rel_edu" ]; then
+	tap_skip pci-unbind "no edu PCI device in this guest"
+elif [ -e "$rel_edu/driver" ]; then
+	tap_skip pci-unbind "edu already has a driver: $(readlink "$rel_edu/driver")"
+elif ! udmem_insmod udmem-edu-test || [ ! -e "$rel_edu_drv/${rel_edu##*/}" ]; then
+	tap_fail pci-unbind/setup "udmem-edu-test did not bind ${rel_edu##*/}"
+	lsmod | grep -q '^udmem_edu_test' && udmem_rmmod udmem-edu-test
+else
+	rel_mark
+	rel_pci=${rel_edu##*/}
+	if echo "create udmem-rel-unbind 0x10000 bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr &&
+	   [ -e /dev/udmem-rel-unbind ]; then
+		tap_ok pci-unbind/create-bound
+	else
+		tap_fail pci-unbind/create-bound "manager create on pci/$rel_pci failed"
+	fi
+	exec 4< /dev/udmem-rel-unbind
+	echo "$rel_pci" > "$rel_edu_drv/unbind"
+	if [ -e /dev/udmem-rel-unbind ] || [ -e /sys/class/u-dma-buf/udmem-rel-unbind ]; then
+		tap_fail pci-unbind/buffer-gone "/dev/udmem-rel-unbind outlived its parent's driver"
+		echo "delete udmem-rel-unbind" > /dev/u-dma-buf-mgr 2>/dev/null
+	else
+		tap_ok pci-unbind/buffer-gone
+	fi
+	_err=$(dd bs=16 count=1 <&4 2>&1 >/dev/null)
+	case $_err in
+	*"No such device"*) tap_ok pci-unbind/open-file-enodev ;;
+	*) tap_fail pci-unbind/open-file-enodev "read after the unbind: ${_err:-no error}" ;;
+	esac
+	exec 4<&-
+	if rel_since | grep -q "removing buffer udmem-rel-unbind with its parent's driver"; then
+		tap_ok pci-unbind/removed-at-unbind
+	else
+		tap_fail pci-unbind/removed-at-unbind "no 'removing buffer ... driver' message"
+	fi
+	echo "$rel_pci" > "$rel_edu_drv/bind"
+	rel_log_clean pci-unbind/log-clean
+	udmem_rmmod udmem-edu-test
+fi
+
 # A buffer bound to a PCI device that goes away (hot-remove): the buffer goes
 # with it, nothing dangles under the removed device, and a rescan brings
 # the device back for a new buffer.
