@@ -78,7 +78,14 @@ static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t p
 	} else {
 		len = udmabuf_rw_len(buf, pos, count);
 		*sync = UDMABUF_RW_PLAIN;
-		if (len && udmabuf_file_sync(buf, file))
+		/*
+		 * The O_SYNC read's sync for the CPU invalidates, which drops
+		 * other writers' dirty lines: a write.  Through a file not open
+		 * for writing the read gets memory's contents as without
+		 * O_SYNC, and the sync owner stays.
+		 */
+		if (len && udmabuf_file_sync(buf, file) &&
+		    (dir == UDMEM_SYNC_TO_DEVICE || (file->f_mode & FMODE_WRITE)))
 			*sync = UDMABUF_RW_OWNER;
 		else if (len && buf->cached_alias)
 			*sync = UDMABUF_RW_ALIAS;
