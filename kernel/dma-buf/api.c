@@ -196,7 +196,7 @@ int u_dma_buf_device_remove(struct device *dev)
 		platform_device_unregister(found->pdev);
 		kfree(found);
 	} else {
-		udmabuf_remove(buf);
+		udmabuf_child_remove(buf);
 	}
 	return 0;
 }

@@ -271,6 +271,20 @@ static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action
 }
 
 /**
+ * udmabuf_child_remove() - remove a bound buffer the in-kernel API claimed
+ * @buf: the buffer, claimed by the caller under the registry lock
+ *
+ * A buffer is findable by name as soon as udmabuf_create() publishes it;
+ * the child lock makes its removal wait until its creator has read it.
+ */
+void udmabuf_child_remove(struct udmabuf *buf)
+{
+	mutex_lock(&udmabuf_child_lock);
+	udmabuf_remove(buf);
+	mutex_unlock(&udmabuf_child_lock);
+}
+
+/**
  * udmabuf_static_remove() - remove a udmabufN= buffer for the in-kernel API
  * @buf: the buffer, claimed by the caller under the registry lock
  *
