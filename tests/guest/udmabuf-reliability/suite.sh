@@ -82,6 +82,7 @@ udmem_run udmabuf-reliability mgr_line
 udmem_run udmabuf-reliability sync_access
 udmem_run udmabuf-reliability page_refault
 udmem_run udmabuf-reliability minors
+udmem_run udmabuf-reliability import_races_removal
 rel_log_clean log-clean-after-stress
 
 # defect 2: the dma-ranges bus (device-tree targets).  Before the CmaFree

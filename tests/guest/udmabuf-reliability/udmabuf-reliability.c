@@ -24,7 +24,9 @@
  *    and mapped across an unbind: no sync through the torn-down map, and
  *    the memory is freed only with a driver bound (suite.sh checks the
  *    kernel log for each case); dma_offset_import_*: an import into such a
- *    buffer held across the unbind is unmapped while the DMA setup is there.
+ *    buffer held across the unbind is unmapped while the DMA setup is there;
+ *  - import_races_removal: IMPORT while the importing buffer is unbound and
+ *    bound over and over: an import file or ENODEV, nothing else (issue 31).
  *
  * Environment (suite.sh): REL_SECONDS (stress time per test, default 10),
  * REL_RMEM_NODES (device-tree nodes for rmem, space separated; unset: skip).
