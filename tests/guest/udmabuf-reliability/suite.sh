@@ -147,18 +147,23 @@ else
 			echo 1 > $rel_tr/events/kprobes/$e/enable
 		done
 		echo > $rel_tr/trace
+		dd if=/dev/zero of=/dev/udmem-rel-alias bs=$rel_ksz count=4 2>/dev/null
+		rel_wr_dev=$(grep -c 'udmem_rel_dev:' $rel_tr/trace)
+		echo > $rel_tr/trace
 		dd if=/dev/udmem-rel-alias of=/dev/null bs=$rel_ksz count=4 2>/dev/null
 		rel_rd_cpu=$(grep -c 'udmem_rel_cpu:' $rel_tr/trace)
 		rel_rd_dev=$(grep -c 'udmem_rel_dev:' $rel_tr/trace)
-		echo > $rel_tr/trace
-		dd if=/dev/zero of=/dev/udmem-rel-alias bs=$rel_ksz count=4 2>/dev/null
-		rel_wr_dev=$(grep -c 'udmem_rel_dev:' $rel_tr/trace)
 		for e in udmem_rel_cpu udmem_rel_dev; do
 			echo 0 > $rel_tr/events/kprobes/$e/enable
 			echo "-:$e" >> $rel_tr/kprobe_events
 		done
-		tap_eq alias-read/write-cleans-through-the-dma-api 4 "$rel_wr_dev"
-		tap_eq alias-read/read-no-dma-api-sync "cpu 0 dev 0" "cpu $rel_rd_cpu dev $rel_rd_dev"
+		if [ "$rel_wr_dev" = 0 ]; then
+			# e.g. 32-bit arm before 6.5: its own DMA ops, no cached alias
+			tap_skip alias-read "write() made no DMA API clean: no cached alias, or DMA ops of the platform's own"
+		else
+			tap_eq alias-read/write-cleans-through-the-dma-api 4 "$rel_wr_dev"
+			tap_eq alias-read/read-no-dma-api-sync "cpu 0 dev 0" "cpu $rel_rd_cpu dev $rel_rd_dev"
+		fi
 	fi
 	echo "delete udmem-rel-alias" > /dev/u-dma-buf-mgr
 fi
