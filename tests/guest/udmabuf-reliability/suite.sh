@@ -194,7 +194,12 @@ else
 	else
 		tap_fail pci-unbind/create-bound "manager create on pci/$rel_pci failed"
 	fi
-	exec 4< /dev/udmem-rel-unbind
+	# The DMA API debugger reports every allocation a PCI driver's unbind
+	# leaves behind, and a busy buffer's memory must outlive it: there both
+	# buffers are idle.
+	rel_dma_debug=0
+	[ -d /sys/kernel/debug/dma-api ] && rel_dma_debug=1
+	[ $rel_dma_debug = 1 ] || exec 4< /dev/udmem-rel-unbind
 	echo "$rel_pci" > "$rel_edu_drv/unbind"
 	_left=
 	for b in udmem-rel-unbind udmem-rel-unbind2; do
@@ -207,18 +212,22 @@ else
 	else
 		tap_ok pci-unbind/buffers-gone
 	fi
-	_err=$(dd bs=16 count=1 <&4 2>&1 >/dev/null)
-	case $_err in
-	*"No such device"*) tap_ok pci-unbind/open-file-enodev ;;
-	*) tap_fail pci-unbind/open-file-enodev "read after the unbind: ${_err:-no error}" ;;
-	esac
+	if [ $rel_dma_debug = 1 ]; then
+		tap_skip pci-unbind/open-file-enodev "DMA API debugging reports a buffer busy across a PCI driver's unbind"
+	else
+		_err=$(dd bs=16 count=1 <&4 2>&1 >/dev/null)
+		case $_err in
+		*"No such device"*) tap_ok pci-unbind/open-file-enodev ;;
+		*) tap_fail pci-unbind/open-file-enodev "read after the unbind: ${_err:-no error}" ;;
+		esac
+	fi
 	if [ "$(rel_since | grep -c "removing buffer udmem-rel-unbind2\{0,1\} with its parent's driver")" = 2 ]; then
 		tap_ok pci-unbind/removed-at-unbind
 	else
 		tap_fail pci-unbind/removed-at-unbind "not two 'removing buffer ... driver' messages"
 	fi
 	echo "$rel_pci" > "$rel_edu_drv/bind"
-	exec 4<&-
+	[ $rel_dma_debug = 1 ] || exec 4<&-
 	for b in $_left; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
