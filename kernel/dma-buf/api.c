@@ -4,7 +4,9 @@
  *
  * u_dma_buf_device_search/create/remove/getmap/sync with the names and
  * meaning of the original driver's in-kernel functions, and the list of
- * platform devices they made, removed at module exit.
+ * platform devices they made, removed at module exit.  Every call that
+ * uses a buffer holds a reference on it, so a concurrent removal (the
+ * manager, a parent's unbind) cannot free it under the call.
  */
 #include <linux/device.h>
 #include <linux/err.h>
@@ -27,12 +29,25 @@ struct udmabuf_managed_pdev {
 
 static LIST_HEAD(udmabuf_managed_pdevs);
 
+/*
+ * The buffers the API sees, as the original driver's device list holds
+ * them: made by a module parameter, the manager or the API, attached and
+ * not being removed.  Device-tree buffers belong to their node.
+ */
+static bool udmabuf_api_visible(const struct udmabuf *buf)
+{
+	return (buf->origin == UDMABUF_ORIGIN_MANAGED || buf->origin == UDMABUF_ORIGIN_STATIC) &&
+	       buf->sys_dev && !buf->claimed;
+}
+
 static struct udmabuf *udmabuf_find_dev_locked(struct device *dev)
 {
 	struct udmabuf *buf;
 
+	if (!dev)
+		return NULL;
 	list_for_each_entry(buf, &udmabuf_list, node)
-		if (buf->origin == UDMABUF_ORIGIN_MANAGED &&
+		if (udmabuf_api_visible(buf) &&
 		    (buf->sys_dev == dev || (buf->pdev && &buf->pdev->dev == dev)))
 			return buf;
 	return NULL;
@@ -44,12 +59,13 @@ static struct device *udmabuf_api_dev(struct udmabuf *buf)
 }
 
 /**
- * u_dma_buf_device_search() - find a buffer made by the manager or the API
+ * u_dma_buf_device_search() - find a buffer made by a module parameter,
+ *	the manager or the API
  * @name: device name, or NULL for any
  * @id: minor number, or negative for any
  *
- * Return: the buffer's device (platform device or class device), or
- * ERR_PTR(-ENODEV).
+ * Return: the buffer's device (platform device or class device; the last
+ * match), or ERR_PTR(-ENODEV).
  */
 struct device *u_dma_buf_device_search(const char *name, int id)
 {
@@ -58,7 +74,7 @@ struct device *u_dma_buf_device_search(const char *name, int id)
 
 	mutex_lock(&udmabuf_registry_lock);
 	list_for_each_entry(buf, &udmabuf_list, node) {
-		if (buf->origin != UDMABUF_ORIGIN_MANAGED || !buf->sys_dev)
+		if (!udmabuf_api_visible(buf))
 			continue;
 		if ((!name || !strcmp(name, buf->name)) && (id < 0 || id == buf->minor))
 			found = udmabuf_api_dev(buf);
@@ -113,10 +129,8 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 		if (buf)
 			return ERR_PTR(-EEXIST);
 	}
-	if (parent) {
-		buf = udmabuf_child_create(&p, parent);
-		return IS_ERR(buf) ? ERR_CAST(buf) : buf->sys_dev;
-	}
+	if (parent)
+		return udmabuf_child_add(&p, parent, NULL);
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		return ERR_PTR(-ENOMEM);
@@ -134,11 +148,12 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 EXPORT_SYMBOL(u_dma_buf_device_create);
 
 /**
- * u_dma_buf_device_remove() - remove a buffer made by the manager or the API
- * @dev: what u_dma_buf_device_create() returned
+ * u_dma_buf_device_remove() - remove a buffer made by a module parameter,
+ *	the manager or the API
+ * @dev: what u_dma_buf_device_create() or u_dma_buf_device_search() returned
  *
- * Return: 0, -ENOENT if @dev is not such a buffer, -EBUSY while the buffer
- * is open, mapped or exported.
+ * Return: 0, -EINVAL if @dev is not such a buffer (as the original driver),
+ * -EBUSY while the buffer is open, mapped or exported.
  */
 int u_dma_buf_device_remove(struct device *dev)
 {
@@ -147,12 +162,12 @@ int u_dma_buf_device_remove(struct device *dev)
 
 	mutex_lock(&udmabuf_registry_lock);
 	buf = udmabuf_find_dev_locked(dev);
-	if (!buf || !buf->sys_dev || buf->claimed) {
+	if (!buf) {
 		mutex_unlock(&udmabuf_registry_lock);
-		return -ENOENT;
+		return -EINVAL;
 	}
-	/* A platform-device buffer is ours only if we registered its device. */
-	if (buf->pdev) {
+	/* A platform-device buffer is the API's only if it registered the device. */
+	if (buf->origin == UDMABUF_ORIGIN_MANAGED && buf->pdev) {
 		list_for_each_entry(entry, &udmabuf_managed_pdevs, node) {
 			if (entry->pdev == buf->pdev) {
 				found = entry;
@@ -161,7 +176,7 @@ int u_dma_buf_device_remove(struct device *dev)
 		}
 		if (!found) {
 			mutex_unlock(&udmabuf_registry_lock);
-			return -ENOENT;
+			return -EINVAL;
 		}
 	}
 	if (udmabuf_busy(buf)) {
@@ -171,73 +186,89 @@ int u_dma_buf_device_remove(struct device *dev)
 	/* No open() can find it from here on, nor another remover. */
 	udmabuf_hide_locked(buf);
 	buf->claimed = true;
-	buf->origin = UDMABUF_ORIGIN_STATIC;
 	if (found)
 		list_del(&found->node);
 	mutex_unlock(&udmabuf_registry_lock);
 
+	if (!found && buf->origin == UDMABUF_ORIGIN_STATIC)
+		return udmabuf_static_remove(buf);
 	if (found) {
 		platform_device_unregister(found->pdev);
 		kfree(found);
 	} else {
-		udmabuf_remove(buf);
+		udmabuf_child_remove(buf);
 	}
 	return 0;
 }
 EXPORT_SYMBOL(u_dma_buf_device_remove);
 
-static struct udmabuf *udmabuf_from_api_dev(struct device *dev)
+/*
+ * The buffer of @dev, referenced: the reference keeps its memory and its
+ * fields while the caller uses them, also across a concurrent removal.
+ */
+static struct udmabuf *udmabuf_api_get(struct device *dev)
 {
 	struct udmabuf *buf;
 
 	mutex_lock(&udmabuf_registry_lock);
 	buf = udmabuf_find_dev_locked(dev);
+	if (buf)
+		kref_get(&buf->ref);
 	mutex_unlock(&udmabuf_registry_lock);
 	return buf;
 }
 
 /**
- * u_dma_buf_device_getmap() - the memory of a buffer made by the API
- * @dev: what u_dma_buf_device_create() returned
- * @size: out: size in bytes
- * @virt: out: kernel address
- * @phys: out: DMA address
+ * u_dma_buf_device_getmap() - the memory of a buffer the API sees
+ * @dev: what u_dma_buf_device_create() or u_dma_buf_device_search() returned
+ * @size: out: size in bytes, or NULL
+ * @virt: out: kernel address, or NULL
+ * @phys: out: DMA address, or NULL
  *
- * Return: 0 or -ENODEV.  Valid until u_dma_buf_device_remove().
+ * Only the pointers given are filled, as by the original driver.
+ *
+ * Return: 0 or -EINVAL for an unknown @dev.  The memory is valid until
+ * the buffer is removed.
  */
 int u_dma_buf_device_getmap(struct device *dev, size_t *size, void **virt,
 			    dma_addr_t *phys)
 {
-	struct udmabuf *buf = udmabuf_from_api_dev(dev);
+	struct udmabuf *buf = udmabuf_api_get(dev);
 
 	if (!buf)
-		return -ENODEV;
-	*size = buf->size;
-	*virt = buf->virt;
-	*phys = buf->dma_addr;
+		return -EINVAL;
+	if (size)
+		*size = buf->size;
+	if (virt)
+		*virt = buf->virt;
+	if (phys)
+		*phys = buf->dma_addr;
+	udmabuf_put(buf);
 	return 0;
 }
 EXPORT_SYMBOL(u_dma_buf_device_getmap);
 
 /**
- * u_dma_buf_device_sync() - cache maintenance on a buffer made by the API
- * @dev: what u_dma_buf_device_create() returned
+ * u_dma_buf_device_sync() - cache maintenance on a buffer the API sees
+ * @dev: what u_dma_buf_device_create() or u_dma_buf_device_search() returned
  * @command: 0 nothing, 1 for CPU, 2 for device
  * @direction: 0 bidirectional, 1 to device, 2 from device; else unchanged
  * @offset: start of the range (stored as sync_offset)
  * @size: length of the range (stored as sync_size if > 0)
  *
- * Return: 0, -ENODEV, or -EINVAL for a bad command or range.
+ * Return: 0, -EINVAL for an unknown @dev, a bad command or range, -ENODEV
+ * once the buffer is being removed.
  */
 int u_dma_buf_device_sync(struct device *dev, int command, int direction,
 			  u64 offset, ssize_t size)
 {
-	struct udmabuf *buf = udmabuf_from_api_dev(dev);
+	struct udmabuf *buf;
 	int ret;
 
-	if (!buf)
-		return -ENODEV;
 	if (command < 0 || command > 2)
+		return -EINVAL;
+	buf = udmabuf_api_get(dev);
+	if (!buf)
 		return -EINVAL;
 	mutex_lock(&buf->lock);
 	if (direction >= 0 && direction <= 2)
@@ -246,9 +277,8 @@ int u_dma_buf_device_sync(struct device *dev, int command, int direction,
 	if (size > 0)
 		buf->sync_size = size;
 	mutex_unlock(&buf->lock);
-	if (!command)
-		return 0;
-	ret = udmabuf_sync_cmd(buf, command == 2, 1, true);
+	ret = command ? udmabuf_sync_cmd(buf, command == 2, 1, true) : 0;
+	udmabuf_put(buf);
 	return ret;
 }
 EXPORT_SYMBOL(u_dma_buf_device_sync);

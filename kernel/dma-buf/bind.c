@@ -115,14 +115,46 @@ struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int 
 	return pdev;
 }
 
-struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
-				     struct device *parent)
+/*
+ * Serializes making a buffer bound to a parent, and what its creator reads
+ * of it, with the removals that look for such buffers: the parent's unbind
+ * or deletion, and u_dma_buf_device_remove().  Taken inside a device lock
+ * (the bus notifier runs under the parent's), never around one.
+ */
+static DEFINE_MUTEX(udmabuf_child_lock);
+
+/**
+ * udmabuf_child_add() - make a buffer bound to an existing device
+ * @p: what to create
+ * @parent: the device doing DMA, the parent of the class device
+ * @slot: if not NULL, where to store the buffer (a udmabufN= slot), set
+ *	before any removal can see the buffer
+ *
+ * Return: the buffer's class device, or an ERR_PTR.  The device is valid
+ * until the buffer is removed: by u_dma_buf_device_remove(), or when the
+ * parent's driver is unbound or the parent goes.
+ */
+struct device *udmabuf_child_add(const struct udmabuf_params *p,
+				 struct device *parent, struct udmabuf **slot)
 {
+	struct device *dev;
+	struct udmabuf *buf;
+
 	if (!parent->dma_mask)
 		parent->dma_mask = &parent->coherent_dma_mask;
 	if (!*parent->dma_mask && udmabuf_set_dma_mask(parent, udmabuf_dma_mask_bit))
 		return ERR_PTR(-EIO);
-	return udmabuf_create(p, parent, parent);
+	mutex_lock(&udmabuf_child_lock);
+	buf = udmabuf_create(p, parent, parent);
+	if (IS_ERR(buf)) {
+		dev = ERR_CAST(buf);
+	} else {
+		dev = buf->sys_dev;
+		if (slot)
+			*slot = buf;
+	}
+	mutex_unlock(&udmabuf_child_lock);
+	return dev;
 }
 
 int __init udmabuf_static_create(int i)
@@ -137,8 +169,7 @@ int __init udmabuf_static_create(int i)
 		.keep_contents = udmabuf_static_keep_contents[i],
 	};
 	struct platform_device *pdev;
-	struct udmabuf *buf;
-	struct device *parent;
+	struct device *parent, *dev;
 
 	if (spec && *spec) {
 		/* A bound parent's coherency is its bus's business. */
@@ -152,12 +183,9 @@ int __init udmabuf_static_create(int i)
 			pr_err(UDMABUF_DRIVER_NAME ": bind device \"%s\" not found\n", spec);
 			return -EINVAL;
 		}
-		buf = udmabuf_child_create(&p, parent);
+		dev = udmabuf_child_add(&p, parent, &udmabuf_static_child[i]);
 		put_device(parent);
-		if (IS_ERR(buf))
-			return PTR_ERR(buf);
-		udmabuf_static_child[i] = buf;
-		return 0;
+		return PTR_ERR_OR_ZERO(dev);
 	}
 	pdev = udmabuf_pdev_create(&p, i);
 	if (IS_ERR(pdev))
@@ -212,10 +240,15 @@ static struct udmabuf *udmabuf_claim_child_of(struct device *dev)
 }
 
 /*
- * A parent that goes away (PCI hot-remove or sysfs remove, an overlay, a
- * platform device unregistered) takes its buffers with it: their class
- * devices are its children in sysfs, and its DMA setup goes.  They are
- * removed as by an unbind: busy ones live on for their users, detached.
+ * A parent whose driver is unbound, or that goes away (PCI hot-remove or
+ * sysfs remove, an overlay, a platform device unregistered), takes its
+ * buffers with it: its DMA setup (IOMMU domain, dma-ranges) is undone
+ * right after its driver's remove, and their class devices are its
+ * children in sysfs.  BUS_NOTIFY_UNBIND_DRIVER comes before the driver's
+ * remove, while that setup is still there, so the buffers are detached
+ * and imports unmapped through it; BUS_NOTIFY_DEL_DEVICE catches the
+ * buffers of a parent that had no driver.  Busy ones live on for their
+ * users, detached, as after a platform unbind.
  */
 static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action,
 				 void *data)
@@ -224,14 +257,66 @@ static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action
 	struct udmabuf *buf;
 	int n = 0;
 
-	if (action != BUS_NOTIFY_DEL_DEVICE)
+	if (action != BUS_NOTIFY_DEL_DEVICE && action != BUS_NOTIFY_UNBIND_DRIVER)
 		return NOTIFY_DONE;
+	mutex_lock(&udmabuf_child_lock);
 	while ((buf = udmabuf_claim_child_of(dev))) {
-		dev_info(dev, "removing buffer %s with its parent\n", buf->name);
+		dev_info(dev, "removing buffer %s with its parent's %s\n", buf->name,
+			 action == BUS_NOTIFY_DEL_DEVICE ? "removal" : "driver");
 		udmabuf_remove(buf);
 		n++;
 	}
+	mutex_unlock(&udmabuf_child_lock);
 	return n ? NOTIFY_OK : NOTIFY_DONE;
+}
+
+/**
+ * udmabuf_child_remove() - remove a bound buffer the in-kernel API claimed
+ * @buf: the buffer, claimed by the caller under the registry lock
+ *
+ * A buffer is findable by name as soon as udmabuf_create() publishes it;
+ * the child lock makes its removal wait until its creator has read it.
+ */
+void udmabuf_child_remove(struct udmabuf *buf)
+{
+	mutex_lock(&udmabuf_child_lock);
+	udmabuf_remove(buf);
+	mutex_unlock(&udmabuf_child_lock);
+}
+
+/**
+ * udmabuf_static_remove() - remove a udmabufN= buffer for the in-kernel API
+ * @buf: the buffer, claimed by the caller under the registry lock
+ *
+ * Return: 0, or -EINVAL if @buf is no (longer a) module-parameter buffer.
+ */
+int udmabuf_static_remove(struct udmabuf *buf)
+{
+	struct platform_device *pdev = NULL;
+	bool child = false;
+	int i;
+
+	mutex_lock(&udmabuf_child_lock);
+	mutex_lock(&udmabuf_registry_lock);
+	for (i = 0; i < UDMABUF_STATIC_MAX; i++) {
+		if (udmabuf_static_child[i] == buf) {
+			udmabuf_static_child[i] = NULL;
+			child = true;
+			break;
+		}
+		if (buf->pdev && udmabuf_static_pdev[i] == buf->pdev) {
+			pdev = udmabuf_static_pdev[i];
+			udmabuf_static_pdev[i] = NULL;
+			break;
+		}
+	}
+	mutex_unlock(&udmabuf_registry_lock);
+	if (child)
+		udmabuf_remove(buf);
+	mutex_unlock(&udmabuf_child_lock);
+	if (pdev)
+		platform_device_unregister(pdev);
+	return child || pdev ? 0 : -EINVAL;
 }
 
 static struct notifier_block udmabuf_parent_nb[ARRAY_SIZE(u_dma_buf_available_bus_type_list) + 1];

@@ -28,6 +28,7 @@
 struct udmabuf_export {
 	struct udmabuf_view view;
 	bool force_sync;
+	bool writable;		/* exported for writing (not O_RDONLY) */
 };
 
 /*
@@ -287,7 +288,10 @@ static void udmabuf_export_release(struct dma_buf *dmabuf)
 	udmabuf_put(buf);
 }
 
-/* CPU access brackets; -ENODEV once the device's DMA setup may be gone. */
+/*
+ * CPU access brackets; -ENODEV once the device's DMA setup may be gone,
+ * -EBADF for an invalidating one on a read-only export.
+ */
 static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
 			       enum dma_data_direction dir)
 {
@@ -295,6 +299,13 @@ static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
 	struct udmabuf *buf = exp->view.buf;
 	int ret;
 
+	/*
+	 * An invalidate drops the dirty lines of every writer of the memory:
+	 * a write, refused through a read-only export as through a read-only
+	 * /dev file.  dma_data_direction and sync_direction share 0..2.
+	 */
+	if (!exp->writable && udmem_sync_invalidates(for_device, dir))
+		return -EBADF;
 	mutex_lock(&buf->lock);
 	ret = udmabuf_sync_dma(buf, for_device, exp->view.base, exp->view.len, dir);
 	mutex_unlock(&buf->lock);
@@ -373,6 +384,7 @@ int udmabuf_export(struct udmabuf *buf, struct file *file,
 	exp->view.base = args->offset;
 	exp->view.len = args->size;
 	exp->force_sync = flags & O_SYNC;
+	exp->writable = (flags & O_ACCMODE) != O_RDONLY;
 	fd_flags = flags & (O_CLOEXEC | O_ACCMODE);
 
 	info.exp_name = buf->name;

@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
+#include "cache-flush.h"
 #include "compat.h"
 #include "udmabuf.h"
 
@@ -54,11 +55,29 @@ enum udmabuf_rw_sync {
 	/*
 	 * A cached kernel address: make the range coherent with memory
 	 * around the copy and leave the sync owner alone.  Before a read,
-	 * clean then invalidate, so that dirty lines of a cached mapping are
-	 * written rather than dropped; after a write, clean.
+	 * clean and invalidate in one pass (udmabuf_alias_flush()), so that
+	 * dirty lines of a cached mapping are written rather than dropped;
+	 * after a write, clean.
 	 */
 	UDMABUF_RW_ALIAS,
 };
+
+/*
+ * Clean and invalidate a range of the cached kernel alias, each line in
+ * one instruction: a line a cached user mapping dirties meanwhile is
+ * written back, never dropped, as it would be between a clean pass and an
+ * invalidate pass (cache-flush.h).  Where no such instruction is known, the
+ * DMA API's two passes.  The caller holds buf->lock.
+ */
+static void udmabuf_alias_flush(struct udmabuf *buf, loff_t pos, size_t len)
+{
+	if (buf->no_cpu_sync)
+		return;
+	if (udmabuf_cache_flush(buf->virt + pos, len))
+		return;
+	udmabuf_sync_dma(buf, true, pos, len, DMA_BIDIRECTIONAL);
+	udmabuf_sync_dma(buf, false, pos, len, DMA_BIDIRECTIONAL);
+}
 
 /*
  * Sync the range before a copy, under the lock.  The copy itself runs
@@ -78,16 +97,21 @@ static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t p
 	} else {
 		len = udmabuf_rw_len(buf, pos, count);
 		*sync = UDMABUF_RW_PLAIN;
-		if (len && udmabuf_file_sync(buf, file))
+		/*
+		 * The O_SYNC read's sync for the CPU invalidates, which drops
+		 * other writers' dirty lines: a write.  Through a file not open
+		 * for writing the read gets memory's contents as without
+		 * O_SYNC, and the sync owner stays.
+		 */
+		if (len && udmabuf_file_sync(buf, file) &&
+		    (dir == UDMEM_SYNC_TO_DEVICE || (file->f_mode & FMODE_WRITE)))
 			*sync = UDMABUF_RW_OWNER;
 		else if (len && buf->cached_alias)
 			*sync = UDMABUF_RW_ALIAS;
-		if (*sync == UDMABUF_RW_OWNER) {
+		if (*sync == UDMABUF_RW_OWNER)
 			udmabuf_sync_range(buf, false, pos, len, dir);
-		} else if (*sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_FROM_DEVICE) {
-			udmabuf_sync_dma(buf, true, pos, len, DMA_BIDIRECTIONAL);
-			udmabuf_sync_dma(buf, false, pos, len, DMA_BIDIRECTIONAL);
-		}
+		else if (*sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_FROM_DEVICE)
+			udmabuf_alias_flush(buf, pos, len);
 	}
 	mutex_unlock(&buf->lock);
 	return len;

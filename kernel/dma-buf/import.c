@@ -171,6 +171,7 @@ int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args
 {
 	struct udmabuf_import *imp;
 	dma_addr_t addr = 0;
+	struct file *file;
 	int ret, fd;
 
 	if (args->flags & ~U_DMA_BUF_IMPORT_FLAGS_DIR_MASK ||
@@ -211,26 +212,41 @@ int udmabuf_import(struct udmabuf *buf, struct u_dma_buf_ioctl_import_args *args
 	ret = udmabuf_import_range(imp->sgt, imp->dmabuf->size, &addr);
 	if (ret)
 		goto err_unmap;
-	list_add(&imp->node, &buf->imports);
-	mutex_unlock(&udmabuf_import_lock);
 	/* The file may be closed as soon as it is installed: results first. */
 	args->size = imp->dmabuf->size;
 	args->addr = addr;
 	kref_get(&buf->ref);
 	imp->buf = buf;
-	fd = anon_inode_getfd("[u-dma-buf-import]", &udmabuf_import_fops, imp,
-			      O_RDWR | O_CLOEXEC);
+	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
-		/* Unmaps (unless a removal did), drops the dma-buf and buf. */
-		udmabuf_import_free(imp);
-		return fd;
+		ret = fd;
+		goto err_put_buf;
 	}
+	file = anon_inode_getfile("[u-dma-buf-import]", &udmabuf_import_fops, imp, O_RDWR);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto err_put_fd;
+	}
+	/*
+	 * Published with the import lock held, while still mapped: a removal
+	 * that comes later unmaps it through the list; one cannot slip in
+	 * between the mapping and the return and leave user space an
+	 * address nobody maps any more.
+	 */
+	list_add(&imp->node, &buf->imports);
+	fd_install(fd, file);
+	mutex_unlock(&udmabuf_import_lock);
 	args->import_fd = fd;
 	if (buf->debug_export)
 		dev_info(buf->dma_dev, "%s: import of %llu bytes at %pad fd %d\n",
 			 buf->name, args->size, &addr, fd);
 	return 0;
 
+err_put_fd:
+	put_unused_fd(fd);
+err_put_buf:
+	imp->buf = NULL;
+	udmabuf_put(buf);
 err_unmap:
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 err_detach:

@@ -78,8 +78,8 @@ static long udmabuf_ioctl_get_sync(struct udmabuf *buf, void __user *arg)
  * the stored size, the offset is always stored; then command 1 syncs for
  * the CPU and 3 for the device over the stored range.  Unlike the
  * reference, a mode above 7 is -EINVAL, and a command that may invalidate
- * (udmem_sync_invalidates()) from a file not open for writing is -EBADF
- * with nothing stored.
+ * (udmem_sync_invalidates()) or a new sync mode from a file not open for
+ * writing is -EBADF with nothing stored.
  */
 static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool writable)
 {
@@ -94,7 +94,15 @@ static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool w
 	if (mode > UDMABUF_SYNC_MODE_MAX)
 		return -EINVAL;
 	mutex_lock(&buf->lock);
-	/* Refused before anything is stored: a refusal changes nothing. */
+	/*
+	 * Refused before anything is stored: a refusal changes nothing.  A
+	 * new sync_mode changes what every user's read(), write() and mmap()
+	 * do (bit 2 makes their reads invalidate): a write, too.
+	 */
+	if (!writable && mode && mode != buf->sync_mode) {
+		mutex_unlock(&buf->lock);
+		return -EBADF;
+	}
 	if ((cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU ||
 	     cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE) && !writable &&
 	    udmem_sync_invalidates(cmd == U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE,

@@ -279,4 +279,10 @@ static inline void udmabuf_import_unmap_all(struct udmabuf *buf)
 }
 #endif
 
+/* bind.c: buffers bound to a parent, for the in-kernel API */
+struct device *udmabuf_child_add(const struct udmabuf_params *p,
+				 struct device *parent, struct udmabuf **slot);
+int udmabuf_static_remove(struct udmabuf *buf);
+void udmabuf_child_remove(struct udmabuf *buf);
+
 #endif /* UDMEM_UDMABUF_H */

@@ -283,6 +283,8 @@ void udb_own_ioctl(struct th *t)
 		want = 0;
 		if (mode > 7) {
 			want = EINVAL;
+		} else if (ro && mode && mode != t->s_mode) {
+			want = EBADF;	/* a new sync mode is a write */
 		} else if ((cmd == 1 || cmd == 3) && ro &&
 			   (cmd == 3 ? edir == 2 : edir != 1)) {
 			want = EBADF;
@@ -458,6 +460,7 @@ void udb_own_export(struct th *t)
 			expect(t, errno, EINVAL);
 		}
 	}
-	dmabuf_sync(t, ea.fd, 0);
+	/* an invalidating sync of a read-only export is EBADF */
+	dmabuf_sync(t, ea.fd, acc == O_RDONLY ? B(EBADF) : 0);
 	close(ea.fd);
 }

@@ -7,9 +7,10 @@ ua_log() {
 	dmesg | sed -n 's/.*udmem-api-test: //p'
 }
 
-if ! udmem_insmod u-dma-buf; then
+# udmabuf2 is a module-parameter buffer the module finds, uses and removes.
+if ! udmem_insmod u-dma-buf udmabuf2=0x2000; then
 	tap_fail setup "insmod u-dma-buf failed"
-elif ! udmem_insmod udmem-api-test; then
+elif ! udmem_insmod udmem-api-test static_name=udmabuf2; then
 	tap_fail setup "insmod udmem-api-test failed: $(ua_log | tail -n 2 | tr '\n' ' ')"
 	udmem_rmmod u-dma-buf
 else
@@ -23,6 +24,11 @@ else
 		esac
 	done
 	tap_eq kernel/all-checks-logged "done 0" "$(ua_log | grep '^done' | tail -n 1)"
+	if [ -e /dev/udmabuf2 ] || [ -e /sys/class/u-dma-buf/udmabuf2 ]; then
+		tap_fail static-buffer-removed-by-api "/dev/udmabuf2 is still there"
+	else
+		tap_ok static-buffer-removed-by-api
+	fi
 
 	# The bytes the module wrote through getmap's address, read through
 	# the character device: pattern (i * 7 + 3) & 0xff.

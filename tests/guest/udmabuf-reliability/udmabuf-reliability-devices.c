@@ -2,7 +2,8 @@
 /*
  * udmabuf-reliability-devices.c - the tests of udmabuf-reliability on the
  * device side: minors under bind/unbind churn, a memory-region released
- * after a rebind (rmem), and a bus with a dma-ranges offset (dma_offset).
+ * after a rebind (rmem), a bus with a dma-ranges offset (dma_offset), and
+ * IMPORT racing a removal (import_races_removal).
  */
 #include "udmabuf-reliability.h"
 
@@ -374,4 +375,64 @@ TEST(dma_offset_import_unmapped_at_unbind)
 	close(ea.fd);
 	EXPECT_OK(write_str(DRV "/bind", pdev));
 	EXPECT_OK(mgr_delete("rel-import-src"));
+}
+
+/*
+ * IMPORT racing the removal of the importing buffer (issue 31): the import's
+ * file is published under the import lock while the import is mapped, so
+ * each IMPORT gives ENODEV (the removal came first) or an import file (the
+ * removal then unmaps it, as any it meets), never another error or a kernel
+ * report.  A child unbinds and binds the buffer's platform device meanwhile.
+ */
+#define IR_SRC	"udmem-rel-ir-src"
+#define IR_DST	"udmem-rel-ir-dst"
+
+TEST(import_races_removal)
+{
+	struct u_dma_buf_ioctl_export_args ea;
+	struct u_dma_buf_ioctl_import_args ia;
+	unsigned int ok = 0, gone = 0, other = 0, last = 0;
+	int src, dst, status = 0;
+	char pdev[64];
+	pid_t pid;
+
+	ASSERT_OK(mgr_create(IR_SRC, 0x10000, ""));
+	ASSERT_OK(mgr_create(IR_DST, 0x10000, ""));
+	ASSERT_OK(pdev_of(IR_DST, pdev, sizeof(pdev)));
+	src = open("/dev/" IR_SRC, O_RDWR);
+	ASSERT_OK(src);
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = O_RDWR | O_CLOEXEC;
+	ea.size = 0x10000;
+	ASSERT_OK(ioctl(src, U_DMA_BUF_IOCTL_EXPORT, &ea));
+	close(src);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		bind_loop(pdev, now() + seconds());
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		dst = open("/dev/" IR_DST, O_RDWR);
+		if (dst < 0)
+			continue;	/* between an unbind and its bind */
+		memset(&ia, 0, sizeof(ia));
+		ia.fd = ea.fd;
+		if (!ioctl(dst, U_DMA_BUF_IOCTL_IMPORT, &ia)) {
+			ok++;
+			close(ia.import_fd);
+		} else if (errno == ENODEV) {
+			gone++;
+		} else {
+			other++;
+			last = errno;
+		}
+		close(dst);
+	}
+	TH_LOG("imports: %u made, %u ENODEV, %u other (last errno %u)", ok, gone, other, last);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(other, 0U);
+	EXPECT_GT(ok, 0U);
+	close(ea.fd);
+	write_str(DRV "/bind", pdev);
+	EXPECT_OK(mgr_delete(IR_DST));
+	EXPECT_OK(mgr_delete(IR_SRC));
 }

@@ -9,6 +9,9 @@
  *  - sync_access.*: a sync that may invalidate the CPU cache (for the CPU
  *    bidirectional or from the device, for the device from the device)
  *    needs a file open for writing (EBADF otherwise); cleaning syncs do not;
+ *    the same for DMA_BUF_IOCTL_SYNC on a read-only export and for a new
+ *    sync_mode through SET_SYNC, and an O_SYNC read() of a read-only file
+ *    does no sync (issue 31);
  *  - page_refault.*: a page-mode page zapped by MADV_DONTNEED and faulted
  *    back in is still a normal page (get_user_pages, O_DIRECT);
  *  - minors.*: automatic minors while another buffer is created and
@@ -21,7 +24,9 @@
  *    and mapped across an unbind: no sync through the torn-down map, and
  *    the memory is freed only with a driver bound (suite.sh checks the
  *    kernel log for each case); dma_offset_import_*: an import into such a
- *    buffer held across the unbind is unmapped while the DMA setup is there.
+ *    buffer held across the unbind is unmapped while the DMA setup is there;
+ *  - import_races_removal: IMPORT while the importing buffer is unbound and
+ *    bound over and over: an import file or ENODEV, nothing else (issue 31).
  *
  * Environment (suite.sh): REL_SECONDS (stress time per test, default 10),
  * REL_RMEM_NODES (device-tree nodes for rmem, space separated; unset: skip).
@@ -239,6 +244,110 @@ TEST_F(sync_access, set_sync_for_cpu_needs_a_writable_fd)
 	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_DIR(&args, 0);
 	EXPECT_ERRNO(ioctl(self->ro, U_DMA_BUF_IOCTL_SET_SYNC, &args), EBADF);
 	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_owner", 10), 1ULL);
+}
+
+/* A read-only export of the first page of the buffer open as @fd. */
+static int export_ro(int fd)
+{
+	struct u_dma_buf_ioctl_export_args ea;
+
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = O_RDONLY | O_CLOEXEC;
+	ea.size = ut_page();
+	ea.fd = -1;
+	return ioctl(fd, U_DMA_BUF_IOCTL_EXPORT, &ea) ? -errno : (int)ea.fd;
+}
+
+static int dmabuf_sync(int dfd, uint64_t flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	return ioctl(dfd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+/*
+ * DMA_BUF_IOCTL_SYNC on a read-only export: START with READ syncs for the
+ * CPU from the device (an invalidate), END with READ for the device from
+ * the device (one too): EBADF, as on a read-only /dev file.  WRITE alone
+ * (a clean) is no write to anybody's data.  A writable export does all.
+ */
+TEST_F(sync_access, read_only_export_refuses_invalidating_syncs)
+{
+	int dfd = export_ro(self->rw), wfd;
+	struct u_dma_buf_ioctl_export_args ea;
+
+	ASSERT_OK(dfd);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ), -EBADF);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), -EBADF);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ), -EBADF);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE), 0);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE), 0);
+	close(dfd);
+
+	memset(&ea, 0, sizeof(ea));
+	ea.flags = O_RDWR | O_CLOEXEC;
+	ea.size = ut_page();
+	ea.fd = -1;
+	ASSERT_OK(ioctl(self->rw, U_DMA_BUF_IOCTL_EXPORT, &ea));
+	wfd = ea.fd;
+	EXPECT_EQ(dmabuf_sync(wfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ), 0);
+	EXPECT_EQ(dmabuf_sync(wfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ), 0);
+	close(wfd);
+}
+
+/*
+ * A new sync_mode through SET_SYNC changes what every user's read(),
+ * write() and mmap() do (mode 4 makes their reads invalidate): EBADF from
+ * a read-only file, with nothing stored; the mode it has already is fine.
+ */
+TEST_F(sync_access, set_sync_mode_needs_a_writable_fd)
+{
+	struct u_dma_buf_ioctl_sync_args args;
+
+	memset(&args, 0, sizeof(args));
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_DIR(&args, U_DMA_BUF_SYNC_DIR_KEEP);
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args, 5);
+	args.size = 0x1000;
+	EXPECT_ERRNO(ioctl(self->ro, U_DMA_BUF_IOCTL_SET_SYNC, &args), EBADF);
+	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_mode", 10), 1ULL);
+	/* the mode it has (1, the default), and 0 (keep): no change */
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args, 1);
+	EXPECT_OK(ioctl(self->ro, U_DMA_BUF_IOCTL_SET_SYNC, &args));
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args, 0);
+	EXPECT_OK(ioctl(self->ro, U_DMA_BUF_IOCTL_SET_SYNC, &args));
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args, 5);
+	EXPECT_OK(ioctl(self->rw, U_DMA_BUF_IOCTL_SET_SYNC, &args));
+	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_mode", 10), 5ULL);
+	SET_U_DMA_BUF_IOCTL_FLAGS_SYNC_MODE(&args, 1);
+	EXPECT_ERRNO(ioctl(self->ro, U_DMA_BUF_IOCTL_SET_SYNC, &args), EBADF);
+	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_mode", 10), 5ULL);
+}
+
+/*
+ * read() of an O_SYNC file hands the range to the CPU (an invalidate) and
+ * back to the device: through a read-only file it reads the memory as
+ * without O_SYNC and leaves the sync owner alone; through a writable one
+ * the owner is the device after it, as in the original driver.
+ */
+TEST_F(sync_access, o_sync_read_only_read_does_not_sync)
+{
+	int ro = open("/dev/" SA_NAME, O_RDONLY | O_SYNC);
+	int rw = open("/dev/" SA_NAME, O_RDWR | O_SYNC);
+	char b[64];
+
+	ASSERT_OK(ro);
+	ASSERT_OK(rw);
+	ASSERT_EQ(pwrite(self->rw, "udmem", 5, 0), 5);
+	ASSERT_OK(sync_ioctl(self->rw, false, packed(1)));
+	ASSERT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_owner", 10), 0ULL);
+	ASSERT_EQ(pread(ro, b, sizeof(b), 0), (ssize_t)sizeof(b));
+	EXPECT_EQ(memcmp(b, "udmem", 5), 0);
+	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_owner", 10), 0ULL);
+	ASSERT_EQ(pread(rw, b, sizeof(b), 0), (ssize_t)sizeof(b));
+	EXPECT_EQ(memcmp(b, "udmem", 5), 0);
+	EXPECT_EQ(ut_sysfs_get("u-dma-buf", SA_NAME, "sync_owner", 10), 1ULL);
+	close(ro);
+	close(rw);
 }
 
 /* ------------------------------------------------------------ defect 7 */
