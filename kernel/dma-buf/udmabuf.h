@@ -197,8 +197,6 @@ void udmabuf_rmem_put(struct device *dev);
 /* bind.c */
 void udmabuf_bus_types_init(void);
 struct platform_device *udmabuf_pdev_create(const struct udmabuf_params *p, int id);
-struct udmabuf *udmabuf_child_create(const struct udmabuf_params *p,
-				     struct device *parent);
 int udmabuf_static_create(int i);
 void udmabuf_static_remove_all(void);
 int udmabuf_parent_watch_init(void);
