@@ -41,10 +41,12 @@ static int udc_platform_probe(struct platform_device *pdev)
 	return 0;
 }
 
-UDMEM_DEFINE_PLATFORM_REMOVE(udc_platform_remove)
+static void udc_platform_remove(struct platform_device *pdev)
 {
 	udc_chan_remove(platform_get_drvdata(pdev));
 }
+
+UDMEM_DEFINE_PLATFORM_REMOVE(udc_platform_remove);
 
 static const struct of_device_id udc_of_match[] = {
 	{ .compatible = "udmem,u-dma-chan" },
