@@ -4,14 +4,22 @@
  * u-dma-buf and uiomem tests on the board targets (zcu102 ...).
  *
  * The channel is the "copy" entry of the dmas/dma-names of a device-tree
- * node compatible with "udmem,dmaengine-test" when there is one, else any
- * channel with the DMA_MEMCPY capability.  /dev/udmem-dmaengine-test then
+ * node compatible with "udmem,dmaengine-test" when there is one, else a
+ * channel with the DMA_MEMCPY capability: of the device named by the
+ * module parameter device= (dev_name, e.g. a PCI address) if given, else
+ * any.  /dev/udmem-dmaengine-test then
  * copies between DMA addresses given by user space, as the engine's device
  * sees them (u-dma-buf's phys_addr of a buffer bound to that device):
  *
  *	ioctl(fd, UDMEM_DMAENGINE_COPY, &(struct udmem_dmaengine_copy){...})
  *	write "copy <src> <dst> <len>"		(for shell scripts)
  *	read					"<channel> <device> <mask bits>\n"
+ *	ioctl(fd, UDMEM_DMAENGINE_XFER, &(struct udmem_dmaengine_xfer){...})
+ *
+ * UDMEM_DMAENGINE_XFER runs slave transfers (DEV_TO_MEM, MEM_TO_DEV; one
+ * entry, scatter-gather or cyclic) on a second channel, a DMA_SLAVE one of
+ * the device the module parameter slave= names, and cuts transfers short
+ * (terminate once they made progress); its kernel-doc says what it returns.
  *
  * A copy returns when the engine reports it complete: -EINVAL for a bad
  * command, a zero or too long length, an address range that wraps or
@@ -22,6 +30,7 @@
 #include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
+#include <linux/delay.h>
 #include <linux/dmaengine.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -31,6 +40,7 @@
 #include <linux/mutex.h>
 #include <linux/of.h>
 #include <linux/platform_device.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -43,9 +53,23 @@
 #define DT_TIMEOUT_MS		10000
 #define DT_CMD_MAX		128
 
+static char *device;
+module_param(device, charp, 0444);
+MODULE_PARM_DESC(device, "without a device-tree node: a channel of this device only (dev_name)");
+
+static char *slave;
+module_param(slave, charp, 0444);
+MODULE_PARM_DESC(slave, "a DMA_SLAVE channel of this device (dev_name) for UDMEM_DMAENGINE_XFER");
+
 /* The one channel the misc device uses; NULL while there is none. */
 static DEFINE_MUTEX(dt_lock);
 static struct dma_chan *dt_chan;
+/* The slave channel of slave=, under dt_lock; NULL without one. */
+static struct dma_chan *dt_slave;
+
+#define DT_XFER_FLAGS		(UDMEM_DMAENGINE_CYCLIC | UDMEM_DMAENGINE_TERMINATE)
+#define DT_SG_MAX		256
+#define DT_POLL_MS		10
 
 static void dt_done(void *arg)
 {
@@ -101,10 +125,209 @@ static int dt_copy_locked(u64 src, u64 dst, u64 len)
 	return ret;
 }
 
+/* A transfer's callbacks: wanted counts them, an error result ends it. */
+struct dt_wait {
+	struct completion done;
+	atomic_t callbacks;
+	unsigned int wanted;
+	enum dmaengine_tx_result result;
+};
+
+static void dt_xfer_done(void *arg, const struct dmaengine_result *res)
+{
+	struct dt_wait *w = arg;
+
+	if (res->result != DMA_TRANS_NOERROR) {
+		if (!READ_ONCE(w->result))
+			WRITE_ONCE(w->result, res->result);
+		complete(&w->done);
+		return;
+	}
+	if (atomic_inc_return(&w->callbacks) == w->wanted)
+		complete(&w->done);
+}
+
+/* The scatter-gather list of x: entries of seg bytes, stride apart. */
+static struct scatterlist *dt_sg(struct udmem_dmaengine_xfer *x, unsigned int *nents)
+{
+	u32 seg = x->seg ? x->seg : x->len, stride = x->stride ? x->stride : seg;
+	struct scatterlist *sgl;
+	unsigned int i, n;
+	u64 addr;
+
+	if (stride < seg)
+		return NULL;
+	n = DIV_ROUND_UP_ULL(x->len, seg);
+	if (n > DT_SG_MAX)
+		return NULL;
+	sgl = kcalloc(n, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return NULL;
+	sg_init_table(sgl, n);
+	for (i = 0; i < n; i++) {
+		/* wraps only past 2^64, where the provider refuses it */
+		addr = x->addr + (u64)i * stride;
+		sg_dma_address(&sgl[i]) = addr;
+		sg_dma_len(&sgl[i]) = min_t(u64, seg, x->len - (u64)i * seg);
+	}
+	*nents = n;
+	return sgl;
+}
+
+/* Prepare x on chan: NULL when the channel refuses it. */
+static struct dma_async_tx_descriptor *dt_prep(struct dma_chan *chan,
+					       struct udmem_dmaengine_xfer *x,
+					       struct scatterlist **sgl)
+{
+	enum dma_transfer_direction dir = x->kind == UDMEM_DMAENGINE_DEV_TO_MEM ?
+					  DMA_DEV_TO_MEM : DMA_MEM_TO_DEV;
+	struct dma_slave_config cfg = {
+		.direction = dir,
+		.src_addr_width = DMA_SLAVE_BUSWIDTH_4_BYTES,
+		.dst_addr_width = DMA_SLAVE_BUSWIDTH_4_BYTES,
+		.src_maxburst = 1,
+		.dst_maxburst = 1,
+	};
+	unsigned int nents;
+
+	if (x->kind == UDMEM_DMAENGINE_MEMCPY)
+		return dmaengine_prep_dma_memcpy(chan, x->addr, x->src, x->len,
+						 DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
+	if (dmaengine_slave_config(chan, &cfg))
+		return NULL;
+	if (x->flags & UDMEM_DMAENGINE_CYCLIC)
+		return dmaengine_prep_dma_cyclic(chan, x->addr, x->len, x->seg, dir,
+						 DMA_PREP_INTERRUPT);
+	*sgl = dt_sg(x, &nents);
+	if (!*sgl)
+		return NULL;
+	return dmaengine_prep_slave_sg(chan, *sgl, nents, dir,
+				       DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
+}
+
+/* Wait until cookie's residue shows progress (or it ended); its residue. */
+static int dt_wait_progress(struct dma_chan *chan, dma_cookie_t cookie, u64 len,
+			    u64 *residue)
+{
+	struct dma_tx_state state = { };
+	enum dma_status status;
+	unsigned int i;
+
+	for (i = 0; i < DT_TIMEOUT_MS / DT_POLL_MS; i++) {
+		status = dmaengine_tx_status(chan, cookie, &state);
+		if (status == DMA_COMPLETE || status == DMA_ERROR ||
+		    (state.residue && state.residue < len)) {
+			*residue = status == DMA_COMPLETE ? 0 : state.residue;
+			return 0;
+		}
+		msleep(DT_POLL_MS);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Wait for w's callbacks while they come, 10 s apart at most. */
+static int dt_wait_callbacks(struct dt_wait *w)
+{
+	int seen;
+
+	do {
+		seen = atomic_read(&w->callbacks);
+		if (wait_for_completion_timeout(&w->done, msecs_to_jiffies(DT_TIMEOUT_MS)))
+			return 0;
+	} while (atomic_read(&w->callbacks) != seen);
+	return -ETIMEDOUT;
+}
+
+/* One UDMEM_DMAENGINE_XFER; called with dt_lock held. */
+static int dt_xfer(struct udmem_dmaengine_xfer *x)
+{
+	bool cyclic = x->flags & UDMEM_DMAENGINE_CYCLIC;
+	struct dma_async_tx_descriptor *tx;
+	struct dma_tx_state state = { };
+	struct scatterlist *sgl = NULL;
+	struct dt_wait w = { .wanted = 1 };
+	struct dma_chan *chan;
+	dma_cookie_t cookie;
+	int ret = 0;
+
+	if ((x->flags & ~DT_XFER_FLAGS) || x->reserved || !x->len || x->len > DT_COPY_MAX)
+		return -EINVAL;
+	if (x->kind == UDMEM_DMAENGINE_MEMCPY) {
+		chan = dt_chan;
+		if (cyclic)
+			return -EINVAL;
+	} else if (x->kind == UDMEM_DMAENGINE_DEV_TO_MEM ||
+		   x->kind == UDMEM_DMAENGINE_MEM_TO_DEV) {
+		chan = dt_slave;
+	} else {
+		return -EINVAL;
+	}
+	if (!chan)
+		return -ENODEV;
+	if (cyclic) {
+		if (!x->periods || !x->seg || (x->flags & UDMEM_DMAENGINE_TERMINATE))
+			return -EINVAL;
+		w.wanted = x->periods;
+	}
+	init_completion(&w.done);
+	tx = dt_prep(chan, x, &sgl);
+	if (!tx) {
+		ret = -EINVAL;
+		goto out;
+	}
+	tx->callback_result = dt_xfer_done;
+	tx->callback_param = &w;
+	cookie = dmaengine_submit(tx);
+	if (dma_submit_error(cookie)) {
+		ret = -EIO;
+		goto out;
+	}
+	dma_async_issue_pending(chan);
+	if (x->flags & UDMEM_DMAENGINE_TERMINATE) {
+		ret = dt_wait_progress(chan, cookie, x->len, &x->residue);
+		dmaengine_terminate_sync(chan);
+	} else {
+		ret = dt_wait_callbacks(&w);
+		if (cyclic || ret || READ_ONCE(w.result)) {
+			dmaengine_tx_status(chan, cookie, &state);
+			x->residue = state.residue;
+			/* No callback may run on the stack's dt_wait after this. */
+			dmaengine_terminate_sync(chan);
+		}
+	}
+	x->callbacks = atomic_read(&w.callbacks);
+	x->result = w.result;
+	if (!ret && w.result)
+		ret = w.result == DMA_TRANS_ABORTED ? -ECANCELED : -EIO;
+out:
+	kfree(sgl);
+	return ret;
+}
+
+static int dt_xfer_ioctl(void __user *arg)
+{
+	struct udmem_dmaengine_xfer x;
+	int ret;
+
+	if (copy_from_user(&x, arg, sizeof(x)))
+		return -EFAULT;
+	x.callbacks = 0;
+	x.result = 0;
+	x.residue = 0;
+	mutex_lock(&dt_lock);
+	ret = dt_xfer(&x);
+	mutex_unlock(&dt_lock);
+	if (ret != -EINVAL && ret != -ENODEV && copy_to_user(arg, &x, sizeof(x)))
+		return -EFAULT;
+	return ret;
+}
+
 static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct udmem_dmaengine_copy c;
 
+	if (cmd == UDMEM_DMAENGINE_XFER)
+		return dt_xfer_ioctl((void __user *)arg);
 	if (cmd != UDMEM_DMAENGINE_COPY)
 		return -ENOTTY;
 	if (copy_from_user(&c, (void __user *)arg, sizeof(c)))
@@ -207,17 +430,21 @@ static int dt_probe(struct platform_device *pdev)
 	return 0;
 }
 
-/* Take the channel away from the misc device and release it. */
+/* Take the channels away from the misc device and release them. */
 static void dt_release_chan(void)
 {
-	struct dma_chan *chan;
+	struct dma_chan *chan, *sl;
 
 	mutex_lock(&dt_lock);
 	chan = dt_chan;
 	dt_chan = NULL;
+	sl = dt_slave;
+	dt_slave = NULL;
 	mutex_unlock(&dt_lock);
 	if (chan)
 		dma_release_channel(chan);
+	if (sl)
+		dma_release_channel(sl);
 }
 
 static void dt_remove(struct platform_device *pdev)
@@ -242,10 +469,50 @@ static struct platform_driver dt_driver = {
 	},
 };
 
-static int __init dt_init(void)
+static bool dt_filter_device(struct dma_chan *chan, void *param)
+{
+	return !strcmp(dev_name(chan->device->dev), param);
+}
+
+/* A DMA_MEMCPY channel, of the device device= names if it names one. */
+static struct dma_chan *dt_request_memcpy(void)
 {
 	struct dma_chan *chan;
 	dma_cap_mask_t mask;
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	if (!device || !*device)
+		return dma_request_chan_by_mask(&mask);
+	chan = dma_request_channel(mask, dt_filter_device, device);
+	return chan ? chan : ERR_PTR(-ENODEV);
+}
+
+/* The DMA_SLAVE channel of slave=, if it names a device. */
+static int dt_request_slave(void)
+{
+	struct dma_chan *chan;
+	dma_cap_mask_t mask;
+
+	if (!slave || !*slave)
+		return 0;
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_SLAVE, mask);
+	chan = dma_request_channel(mask, dt_filter_device, slave);
+	if (!chan) {
+		pr_err("udmem-dmaengine-test: no DMA_SLAVE channel of %s\n", slave);
+		return -ENODEV;
+	}
+	pr_info("udmem-dmaengine-test: slave channel %s\n", dma_chan_name(chan));
+	mutex_lock(&dt_lock);
+	dt_slave = chan;
+	mutex_unlock(&dt_lock);
+	return 0;
+}
+
+static int __init dt_init(void)
+{
+	struct dma_chan *chan;
 	int ret;
 
 	ret = platform_driver_register(&dt_driver);
@@ -255,10 +522,8 @@ static int __init dt_init(void)
 	chan = dt_chan;
 	mutex_unlock(&dt_lock);
 	if (!chan) {
-		/* No device-tree node (or it probed without a channel): any memcpy channel. */
-		dma_cap_zero(mask);
-		dma_cap_set(DMA_MEMCPY, mask);
-		chan = dma_request_chan_by_mask(&mask);
+		/* No device-tree node (or it probed without a channel). */
+		chan = dt_request_memcpy();
 		if (IS_ERR(chan)) {
 			platform_driver_unregister(&dt_driver);
 			pr_err("udmem-dmaengine-test: no DMA_MEMCPY channel: %ld\n",
@@ -268,6 +533,12 @@ static int __init dt_init(void)
 		pr_info("udmem-dmaengine-test: channel %s of %s\n", dma_chan_name(chan),
 			dev_name(chan->device->dev));
 		dt_set_chan(chan);
+	}
+	ret = dt_request_slave();
+	if (ret) {
+		platform_driver_unregister(&dt_driver);
+		dt_release_chan();
+		return ret;
 	}
 	ret = misc_register(&dt_misc);
 	if (ret) {

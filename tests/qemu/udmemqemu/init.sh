@@ -20,6 +20,10 @@ export UDMEM_TARGET UDMEM_ARCH UDMEM_HAS_DT UDMEM_NONCOHERENT_DMA
 UDMEM_KVER=$(uname -r); export UDMEM_KVER
 # Enable PCI devices (edu, ivshmem) memory decoding for user-space BAR access.
 for d in /sys/bus/pci/devices/*; do [ -e "$d/enable" ] && echo 1 > "$d/enable" 2>/dev/null; done
+# The second edu device (slot 0x10, udmemqemu/qemu.py) is the engine of the
+# test dmaengine provider: only its driver (tests/kmod/udmem-edu-dma.c) binds it.
+d=/sys/bus/pci/devices/0000:00:10.0
+[ "$(cat $d/device 2>/dev/null)" = 0x11e8 ] && echo udmem-edu-dma > $d/driver_override
 if [ -f /udmem/host9p-modules/order ]; then
     while read -r m; do
         insmod "/udmem/host9p-modules/$m" || echo "# insmod $m failed"

@@ -6,6 +6,9 @@ from .qemupkg import packaged_qemu
 from .rootfs import qemu_args as rootfs_qemu_args
 
 IVSHMEM_SIZE = 4 << 20
+# The slot of the second edu device, the engine of the test dmaengine provider
+# (tests/kmod/udmem-edu-dma.c): the guest's /init reserves 0000:00:10.0 for it.
+EDU_DMA_SLOT = 0x10
 
 
 def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
@@ -35,6 +38,7 @@ def qemu_cmd(conf, kernel, initrd, dtb, shm, append_extra="", icount=False):
     if not conf.pci:
         return cmd
     cmd += ["-device", "edu,dma_mask=0xffffffff"]
+    cmd += ["-device", f"edu,dma_mask=0xffffffff,addr={EDU_DMA_SLOT:#x}"]
     # A PCI Express root port, so that the port services' pci_express bus
     # exists for u-dma-buf's bind=pci_express/<device>.
     cmd += ["-device", "pcie-root-port,id=udmem_rp0,chassis=1,slot=1"]
