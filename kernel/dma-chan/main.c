@@ -147,9 +147,10 @@ void udc_chan_remove(struct udc_chan *uc)
 	}
 	chan = uc->chan;
 	WRITE_ONCE(uc->chan, NULL);
-	mutex_unlock(&uc->lock);
+	/* poll() of the open file reports the hang-up */
 	if (uc->owner)
 		wake_up_all(&uc->owner->wait);
+	mutex_unlock(&uc->lock);
 	dma_release_channel(chan);
 	put_device(&uc->dev);
 }

@@ -35,6 +35,8 @@
 
 /* An engine without a callback for this long is stuck. */
 #define UDC_STALL_MS	5000
+/* How long a close lets running batches finish before stopping them. */
+#define UDC_DRAIN_MS	2000
 
 struct udc_fence {
 	struct dma_fence base;	/* first: dma_fence_free() frees it */
@@ -488,12 +490,11 @@ static int udc_issue_one(struct udc_batch *b, const struct udc_plan *p,
 		uf->cyclic = true;
 	tx->callback_result = p->period ? udc_cyclic_period : udc_xfer_done;
 	tx->callback_param = b;
-	if (!p->period)
-		atomic_inc(&b->pending);
+	/* A cyclic transfer's count is dropped by udc_terminate() only. */
+	atomic_inc(&b->pending);
 	cookie = dmaengine_submit(tx);
 	if (dma_submit_error(cookie)) {
-		if (!p->period)
-			atomic_dec(&b->pending);
+		atomic_dec(&b->pending);
 		return -EIO;
 	}
 	return 0;
@@ -736,22 +737,16 @@ void udc_terminate(struct udc_file *uf, int error)
 }
 
 /*
- * Let the file's batches finish while the engine makes progress, then stop
- * what is left with @error (udc_terminate()); at once with cyclic ones.
- * Stopping an engine in the middle of its completion work is where engine
- * drivers are least tested: a close waits for the engine instead where it
- * can.  Under udc_chan.lock, with the channel present.
+ * Let the file's batches finish for up to UDC_DRAIN_MS, then stop what is
+ * left with @error (udc_terminate()); at once with cyclic ones.  Stopping
+ * an engine in the middle of its completion work is where engine drivers
+ * are least tested (ZDMA's terminate_all races its own completion tasklet):
+ * a close gives the engine a moment to finish first.  Under udc_chan.lock,
+ * with the channel present.
  */
 void udc_drain(struct udc_file *uf, int error)
 {
-	int seen;
-
-	while (!uf->cyclic && !udc_idle(uf)) {
-		seen = atomic_read(&uf->callbacks);
-		if (!wait_event_timeout(uf->wait, udc_idle(uf) ||
-					atomic_read(&uf->callbacks) != seen,
-					msecs_to_jiffies(UDC_STALL_MS)))
-			break;
-	}
+	if (!uf->cyclic)
+		wait_event_timeout(uf->wait, udc_idle(uf), msecs_to_jiffies(UDC_DRAIN_MS));
 	udc_terminate(uf, error);
 }
