@@ -2,7 +2,9 @@
 # dma-chan: u-dma-chan publishes a dmaengine channel that can memcpy as
 # /dev/dma-chan0 (memcpy=); the program copies between two u-dma-buf
 # buffers (and the board's on-chip memory through uiomem) with fences,
-# completion records and batches, and checks what the driver refuses.  The
+# completion records and batches, slave and cyclic transfers where the
+# channel has them (the edu provider of tests/kmod on PCI targets), and
+# checks what the driver refuses.  The
 # shell adds the manager's commands, sysfs and unloading.  A guest without
 # such a channel is one counted SKIP.
 
@@ -11,6 +13,15 @@ dc_mgr=/dev/u-dma-chan-mgr
 
 udmem_board_engines
 dc_region=$(udmem_board_region)
+# The test provider over the harness's second edu device, where there is one
+dc_edu=
+if [ -f /udmem/modules/udmem-edu-dma.ko ] && [ -e /sys/bus/pci/devices/0000:00:10.0 ]; then
+	if udmem_insmod udmem-edu-dma; then
+		dc_edu=1
+	else
+		tap_fail edu-provider "insmod udmem-edu-dma failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	fi
+fi
 
 if ! udmem_insmod u-dma-buf udmabuf0=0x100000 udmabuf1=0x100000; then
 	tap_fail buffers "insmod u-dma-buf failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
@@ -63,4 +74,5 @@ else
 	udmem_rmmod u-dma-buf
 fi
 grep -q '^uiomem ' /proc/modules && udmem_rmmod uiomem
+[ -n "$dc_edu" ] && udmem_rmmod udmem-edu-dma
 udmem_board_unload_engines
