@@ -271,4 +271,37 @@ static inline unsigned long udmem_thp_get_unmapped_area(struct file *file, unsig
 }
 #endif
 
+/*
+ * 5.19: a dma_resv holds fences by usage (dma_resv_add_fence()); before, one
+ * exclusive (write) fence and shared (read) ones.  The caller holds the lock.
+ */
+#if UDMEM_KERNEL_BEFORE(5, 19, 0)
+#include <linux/dma-resv.h>
+static inline int udmem_dma_resv_add_fence(struct dma_resv *resv, struct dma_fence *fence,
+					   bool write)
+{
+	int ret;
+
+	if (write) {
+		dma_resv_add_excl_fence(resv, fence);
+		return 0;
+	}
+	ret = dma_resv_reserve_shared(resv, 1);
+	if (!ret)
+		dma_resv_add_shared_fence(resv, fence);
+	return ret;
+}
+#else
+#include <linux/dma-resv.h>
+static inline int udmem_dma_resv_add_fence(struct dma_resv *resv, struct dma_fence *fence,
+					   bool write)
+{
+	int ret = dma_resv_reserve_fences(resv, 1);
+
+	if (!ret)
+		dma_resv_add_fence(resv, fence, write ? DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+	return ret;
+}
+#endif
+
 #endif /* UDMEM_COMPAT_H */

@@ -37,14 +37,15 @@ extern "C" {
  * take it from here.
  */
 #define UDMEM_VERSION_MAJOR	1
-#define UDMEM_VERSION_MINOR	3
+#define UDMEM_VERSION_MINOR	4
 #define UDMEM_VERSION_PATCH	0
 
 /**
  * API version, (major << 16) | (minor << 8) | patch.  It grows whenever a
  * function is added; test it with `#if UDMEM_API_VERSION >= 0x010000`.
  * The minor version is the symbol node (libudmem.map) of the newest
- * function: 1.1 import, 1.2 region export, 1.3 udmem_buffer_create_on().
+ * function: 1.1 import, 1.2 region export, 1.3 udmem_buffer_create_on(),
+ * 1.4 the DMA channels (udmem_dma_*).
  */
 #define UDMEM_API_VERSION	((UDMEM_VERSION_MAJOR << 16) | \
 				 (UDMEM_VERSION_MINOR << 8) | \
@@ -473,6 +474,213 @@ int udmem_region_fd(const struct udmem_region *reg);
  */
 int udmem_region_export_dmabuf(struct udmem_region *reg, uint64_t offset,
 			       uint64_t size, int fd_flags);
+
+/* ---- DMA channels (u-dma-chan): copies and transfers on the kernel's DMA engines ---- */
+
+/** A DMA channel handle: /dev/NAME of the u-dma-chan driver, open. */
+struct udmem_dma;
+
+/** What a transfer does (struct udmem_dma_xfer.op). */
+enum udmem_dma_op {
+	UDMEM_DMA_MEMCPY = 0,		/**< src_fd -> dst_fd */
+	UDMEM_DMA_DEV_TO_MEM = 1,	/**< the slave device -> dst_fd */
+	UDMEM_DMA_MEM_TO_DEV = 2,	/**< src_fd -> the slave device */
+};
+
+/** Flags of struct udmem_dma_xfer. */
+enum udmem_dma_xfer_flags {
+	/** Repeat the slave transfer in periods until udmem_dma_terminate(). */
+	UDMEM_DMA_CYCLIC = 1u << 0,
+	/** No cache sync: the caller syncs the buffers itself. */
+	UDMEM_DMA_NO_SYNC = 1u << 1,
+};
+
+/** Flags of udmem_dma_submit(). */
+enum udmem_dma_submit_flags {
+	/** Return the batch's fence as a sync_file descriptor. */
+	UDMEM_DMA_FENCE_FD = 1u << 0,
+	/** Queue no completion record for udmem_dma_completions(). */
+	UDMEM_DMA_NO_EVENT = 1u << 1,
+};
+
+/** Capability bits of struct udmem_dma_info.caps. */
+enum udmem_dma_caps {
+	UDMEM_DMA_CAP_MEMCPY = 1u << 0,
+	UDMEM_DMA_CAP_DEV_TO_MEM = 1u << 1,
+	UDMEM_DMA_CAP_MEM_TO_DEV = 1u << 2,
+	UDMEM_DMA_CAP_CYCLIC = 1u << 3,
+};
+
+/**
+ * One transfer.  Memory is named by a DMA-BUF file descriptor (from
+ * udmem_buffer_export_dmabuf(), udmem_region_export_dmabuf(), or any
+ * exporter) and an offset; a destination must be open for writing.
+ */
+struct udmem_dma_xfer {
+	uint32_t op;		/**< enum udmem_dma_op */
+	uint32_t flags;		/**< enum udmem_dma_xfer_flags */
+	int src_fd;		/**< DMA-BUF read; -1 for UDMEM_DMA_DEV_TO_MEM */
+	int dst_fd;		/**< DMA-BUF written; -1 for UDMEM_DMA_MEM_TO_DEV */
+	uint64_t src_offset;	/**< start in src_fd */
+	uint64_t dst_offset;	/**< start in dst_fd */
+	uint64_t length;	/**< bytes, > 0 */
+	uint64_t period;	/**< UDMEM_DMA_CYCLIC: period bytes, else 0 */
+};
+
+/** What udmem_dma_info() reports. */
+struct udmem_dma_info {
+	char name[64];		/**< the device name */
+	char channel[32];	/**< the kernel's channel name, e.g. "dma0chan3" */
+	char device[64];	/**< the DMA engine's device */
+	uint64_t caps;		/**< enum udmem_dma_caps */
+	uint64_t max_segment;	/**< longest piece the engine takes at once */
+	uint64_t dma_mask;	/**< the engine's DMA mask */
+	uint32_t copy_align;	/**< memcpy offsets and lengths: multiples of this */
+	uint32_t max_batch;	/**< most transfers per udmem_dma_submit() */
+};
+
+/** A completed batch, as udmem_dma_completions() reports it. */
+struct udmem_dma_completion {
+	uint64_t seq;		/**< the sequence number udmem_dma_submit() gave */
+	int status;		/**< 0, or the batch's negative errno */
+};
+
+/**
+ * @brief Open a DMA channel by its device name.
+ *
+ * A channel has one open handle at a time.
+ * @param name Device name, e.g. "dma-chan0".
+ * @param out  Receives the handle; free it with udmem_dma_close().
+ * @return 0; -EINVAL for a bad name; -ENOENT if there is no such channel;
+ *         -EBUSY if another handle has it open; -EACCES.
+ * @since 1.4.
+ */
+int udmem_dma_open(const char *name, struct udmem_dma **out);
+
+/**
+ * @brief Close a channel handle.  Transfers still running are stopped and
+ *        their fences signalled with -ECANCELED.
+ * @param dma The handle, or NULL.
+ * @since 1.4.
+ */
+void udmem_dma_close(struct udmem_dma *dma);
+
+/**
+ * @brief The channel's file descriptor (owned by the handle): poll() it
+ *        for completions.
+ * @since 1.4.
+ */
+int udmem_dma_fd(const struct udmem_dma *dma);
+
+/**
+ * @brief Describe the channel.
+ * @return 0; -ENODEV once the channel is gone.
+ * @since 1.4.
+ */
+int udmem_dma_info(struct udmem_dma *dma, struct udmem_dma_info *info);
+
+/**
+ * @brief List the names of all channels.
+ * @param names Receives a NULL-terminated, sorted array; free it with
+ *              udmem_list_free().
+ * @return The number of names (0 if the driver is not loaded), or -errno.
+ * @since 1.4.
+ */
+int udmem_dma_list(char ***names);
+
+/**
+ * @brief Submit a batch of transfers, run in order, in one system call.
+ *
+ * The whole batch is checked before anything moves.  Unless a transfer has
+ * UDMEM_DMA_NO_SYNC, its source is synced for the device first and its
+ * destination for the CPU before the batch completes.
+ * @param dma      The handle.
+ * @param xfers    The transfers.
+ * @param count    How many (1 .. info.max_batch).
+ * @param flags    enum udmem_dma_submit_flags.
+ * @param seq      Receives the batch's sequence number (may be NULL).
+ * @param fence_fd With UDMEM_DMA_FENCE_FD: receives the sync_file
+ *                 descriptor, which the caller closes (may be NULL otherwise).
+ * @return 0; -EINVAL for a bad transfer (range outside its DMA-BUF,
+ *         unaligned, overlapping in one DMA-BUF, zero length, bad flags),
+ *         -EBADF for a descriptor that is not open, -EACCES for a
+ *         destination not open for writing, -E2BIG for too many transfers,
+ *         -EOPNOTSUPP for an operation the channel lacks, -ENODEV once the
+ *         channel is gone.
+ * @since 1.4.
+ */
+int udmem_dma_submit(struct udmem_dma *dma, const struct udmem_dma_xfer *xfers,
+		     unsigned int count, unsigned int flags, uint64_t *seq, int *fence_fd);
+
+/**
+ * @brief Wait for a batch.
+ * @param dma        The handle.
+ * @param seq        Its sequence number; 0 for the last batch submitted.
+ * @param timeout_ns 0 only looks; negative waits without a limit.
+ * @param status     Receives 0 or the batch's negative errno (-EIO: the
+ *                   engine failed; -ECANCELED: stopped; -ENODEV: the
+ *                   channel went away).  May be NULL.
+ * @return 0 once the batch completed; -ETIMEDOUT if it still runs;
+ *         -EINVAL for a number never given out; -ENOENT for a batch too old
+ *         for its status to be kept (4096 batches).
+ * @since 1.4.
+ */
+int udmem_dma_wait(struct udmem_dma *dma, uint64_t seq, int64_t timeout_ns, int *status);
+
+/**
+ * @brief Copy with the engine and wait: udmem_dma_submit() of one memcpy,
+ *        then udmem_dma_wait().
+ * @return 0 once the data moved; the batch's negative errno; the errors of
+ *         udmem_dma_submit() and udmem_dma_wait().
+ * @since 1.4.
+ */
+int udmem_dma_copy(struct udmem_dma *dma, int dst_fd, uint64_t dst_offset,
+		   int src_fd, uint64_t src_offset, uint64_t length, int64_t timeout_ns);
+
+/**
+ * @brief Fetch completion records, waiting up to @p timeout_ns for the first.
+ * @param dma        The handle.
+ * @param out        Receives up to @p max records, oldest first.
+ * @param max        Room in @p out (> 0).
+ * @param timeout_ns 0 only looks; negative waits without a limit.
+ * @return The number of records (0 when none came in time), or -errno.
+ * @since 1.4.
+ */
+int udmem_dma_completions(struct udmem_dma *dma, struct udmem_dma_completion *out,
+			  unsigned int max, int64_t timeout_ns);
+
+/**
+ * @brief Set the slave configuration of one direction for the following
+ *        slave transfers.
+ * @param dma        The handle.
+ * @param dir        UDMEM_DMA_DEV_TO_MEM or UDMEM_DMA_MEM_TO_DEV.
+ * @param dev_addr   The device side's bus address (0 where it has none).
+ * @param addr_width Bytes per device access (1, 2, 4 ... 64).
+ * @param maxburst   Accesses per burst, 0 for the engine's default.
+ * @return 0; -EINVAL for a bad argument.
+ * @since 1.4.
+ */
+int udmem_dma_slave_config(struct udmem_dma *dma, enum udmem_dma_op dir,
+			   uint64_t dev_addr, unsigned int addr_width, unsigned int maxburst);
+
+/**
+ * @brief Stop every transfer of the handle (cyclic ones included); each
+ *        running batch completes with -ECANCELED.
+ * @since 1.4.
+ */
+int udmem_dma_terminate(struct udmem_dma *dma);
+
+/**
+ * @brief Wait for a fence (a sync_file descriptor, e.g. from
+ *        udmem_dma_submit()).
+ * @param fence_fd   The descriptor (not closed).
+ * @param timeout_ns 0 only looks; negative waits without a limit.
+ * @return 0 once signalled without error; the fence's negative errno;
+ *         -ETIMEDOUT if not signalled in time; -EINVAL for a descriptor that
+ *         is not a sync_file.
+ * @since 1.4.
+ */
+int udmem_dma_fence_wait(int fence_fd, int64_t timeout_ns);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * u-dma-chan: batches of transfers.
+ *
+ * A submit checks every transfer of the batch (its DMA-BUFs, ranges and
+ * alignment) before anything is issued, syncs the DMA-BUFs for the device,
+ * adds the batch's fence to their reservation objects, and issues the
+ * transfers.  The engine's callbacks count them down; the last one (or
+ * TERMINATE, close and removal for the ones that never come) queues the
+ * completion, which syncs the destinations for the CPU in process context,
+ * then signals the fence and records the status.
+ *
+ * The DMA-BUFs stay attached and mapped for the channel's device while the
+ * file is open (UDC_MAPS_KEPT idle ones at most), so a transfer costs no
+ * mapping; the cache syncs go through the exporter's CPU-access callbacks,
+ * which know the buffer's own coherency.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
+#include <linux/delay.h>
+#include <linux/dmaengine.h>
+#include <linux/fcntl.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "udmachan.h"
+
+/* An engine without a callback for this long is stuck. */
+#define UDC_STALL_MS	5000
+
+struct udc_fence {
+	struct dma_fence base;	/* first: dma_fence_free() frees it */
+	spinlock_t lock;
+};
+
+/* A DMA-BUF a batch uses, once per batch. */
+struct udc_use {
+	struct udc_map *map;
+	bool write;
+	bool sync;
+};
+
+/* A transfer checked and resolved, not yet issued. */
+struct udc_plan {
+	struct udc_map *src;
+	struct udc_map *dst;
+	u64 src_off;
+	u64 dst_off;
+	u64 len;
+	u64 period;
+	u32 op;
+	bool sync;
+};
+
+struct udc_batch {
+	struct list_head node;
+	struct udc_file *uf;
+	u64 seq;
+	struct dma_fence *fence;
+	atomic_t pending;
+	atomic_t error;
+	unsigned long done;
+	bool no_event;
+	struct work_struct work;
+	unsigned int nuses;
+	struct udc_use uses[];
+};
+
+static const char *udc_fence_driver_name(struct dma_fence *fence)
+{
+	return UDC_DRIVER_NAME;
+}
+
+static const char *udc_fence_timeline_name(struct dma_fence *fence)
+{
+	return "transfers";
+}
+
+/* Each fence holds the module: its ops are this module's code. */
+static void udc_fence_release(struct dma_fence *fence)
+{
+	dma_fence_free(fence);
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops udc_fence_ops = {
+	.get_driver_name = udc_fence_driver_name,
+	.get_timeline_name = udc_fence_timeline_name,
+	.release = udc_fence_release,
+};
+
+static struct dma_fence *udc_fence_create(u64 context, u64 seqno)
+{
+	struct udc_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return NULL;
+	__module_get(THIS_MODULE);
+	spin_lock_init(&f->lock);
+	dma_fence_init(&f->base, &udc_fence_ops, &f->lock, context, seqno);
+	return &f->base;
+}
+
+static void udc_map_free(struct udc_map *m)
+{
+	dma_buf_unmap_attachment_unlocked(m->attach, m->sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(m->dmabuf, m->attach);
+	dma_buf_put(m->dmabuf);
+	kfree(m);
+}
+
+/*
+ * The mapping of DMA-BUF @fd for the channel's device, made on first use;
+ * under udc_chan.lock.  EBADF for no open file, EINVAL for a file that is
+ * not a DMA-BUF, EACCES for a destination not open for writing.
+ */
+static struct udc_map *udc_map_get(struct udc_file *uf, int fd, bool write)
+{
+	struct device *dev = uf->uc->chan->device->dev;
+	struct dma_buf *dmabuf;
+	struct udc_map *m;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return ERR_CAST(dmabuf);
+	if (write && !(dmabuf->file->f_mode & FMODE_WRITE)) {
+		ret = -EACCES;
+		goto err_put;
+	}
+	list_for_each_entry(m, &uf->maps, node) {
+		if (m->dmabuf == dmabuf) {
+			dma_buf_put(dmabuf);
+			list_move(&m->node, &uf->maps);
+			return m;
+		}
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	m->dmabuf = dmabuf;
+	m->attach = dma_buf_attach(dmabuf, dev);
+	if (IS_ERR(m->attach)) {
+		ret = PTR_ERR(m->attach);
+		goto err_free;
+	}
+	m->sgt = dma_buf_map_attachment_unlocked(m->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(m->sgt)) {
+		ret = PTR_ERR(m->sgt);
+		goto err_detach;
+	}
+	list_add(&m->node, &uf->maps);
+	uf->nmaps++;
+	return m;
+
+err_detach:
+	dma_buf_detach(dmabuf, m->attach);
+err_free:
+	kfree(m);
+err_put:
+	dma_buf_put(dmabuf);
+	return ERR_PTR(ret);
+}
+
+/* Let go of the idle mappings past UDC_MAPS_KEPT, least recently used first. */
+static void udc_maps_trim(struct udc_file *uf)
+{
+	struct udc_map *m, *tmp;
+	bool idle;
+
+	list_for_each_entry_safe_reverse(m, tmp, &uf->maps, node) {
+		if (uf->nmaps <= UDC_MAPS_KEPT)
+			break;
+		spin_lock_irq(&uf->lock);
+		idle = !m->users;
+		spin_unlock_irq(&uf->lock);
+		if (!idle)
+			continue;
+		list_del(&m->node);
+		uf->nmaps--;
+		udc_map_free(m);
+	}
+}
+
+/* Every mapping; the file has nothing in flight.  Under udc_chan.lock. */
+void udc_drop_maps(struct udc_file *uf)
+{
+	struct udc_map *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &uf->maps, node) {
+		list_del(&m->node);
+		udc_map_free(m);
+	}
+	uf->nmaps = 0;
+}
+
+/* The DMA address of byte @off of @m and how many bytes follow it there. */
+static dma_addr_t udc_map_addr(const struct udc_map *m, u64 off, u64 *avail)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(m->sgt, sg, i) {
+		u64 len = sg_dma_len(sg);
+
+		if (off < len) {
+			*avail = len - off;
+			return sg_dma_address(sg) + off;
+		}
+		off -= len;
+	}
+	*avail = 0;
+	return 0;
+}
+
+static int udc_range_check(const struct udc_map *m, u64 off, u64 len, u64 align)
+{
+	u64 end;
+
+	if (check_add_overflow(off, len, &end) || end > m->dmabuf->size)
+		return -EINVAL;
+	if ((off | len) & (align - 1))
+		return -EINVAL;
+	return 0;
+}
+
+static bool udc_ranges_overlap(u64 a, u64 b, u64 len)
+{
+	return a < b + len && b < a + len;
+}
+
+/* Check one transfer and resolve its DMA-BUFs; under udc_chan.lock. */
+static int udc_plan_one(struct udc_file *uf, const struct u_dma_chan_xfer *x,
+			struct udc_plan *p)
+{
+	struct dma_chan *chan = uf->uc->chan;
+	u64 caps = udc_chan_caps(chan);
+	u64 align = 1ull << chan->device->copy_align;
+	bool cyclic = x->flags & U_DMA_CHAN_XFER_CYCLIC;
+	int ret;
+
+	if (x->reserved[0] || x->reserved[1] || x->flags & ~U_DMA_CHAN_XFER_FLAGS ||
+	    !x->length || (!cyclic && x->period))
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->op = x->op;
+	p->len = x->length;
+	p->sync = !(x->flags & U_DMA_CHAN_XFER_NO_SYNC);
+	switch (x->op) {
+	case U_DMA_CHAN_OP_MEMCPY:
+		if (cyclic)
+			return -EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_MEMCPY))
+			return -EOPNOTSUPP;
+		break;
+	case U_DMA_CHAN_OP_DEV_TO_MEM:
+		if (x->src_fd != -1 || x->src_offset)
+			return -EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_DEV_TO_MEM))
+			return -EOPNOTSUPP;
+		align = 1;
+		break;
+	case U_DMA_CHAN_OP_MEM_TO_DEV:
+		if (x->dst_fd != -1 || x->dst_offset)
+			return -EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_MEM_TO_DEV))
+			return -EOPNOTSUPP;
+		align = 1;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (cyclic) {
+		if (!x->period || x->length % x->period)
+			return -EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_CYCLIC))
+			return -EOPNOTSUPP;
+		p->period = x->period;
+	}
+	if (x->op != U_DMA_CHAN_OP_DEV_TO_MEM) {
+		p->src = udc_map_get(uf, x->src_fd, false);
+		if (IS_ERR(p->src))
+			return PTR_ERR(p->src);
+		p->src_off = x->src_offset;
+		ret = udc_range_check(p->src, p->src_off, p->len, align);
+		if (ret)
+			return ret;
+	}
+	if (x->op != U_DMA_CHAN_OP_MEM_TO_DEV) {
+		p->dst = udc_map_get(uf, x->dst_fd, true);
+		if (IS_ERR(p->dst))
+			return PTR_ERR(p->dst);
+		p->dst_off = x->dst_offset;
+		ret = udc_range_check(p->dst, p->dst_off, p->len, align);
+		if (ret)
+			return ret;
+	}
+	if (p->src && p->src == p->dst &&
+	    udc_ranges_overlap(p->src_off, p->dst_off, p->len))
+		return -EINVAL;
+	/* A cyclic transfer is one descriptor: its memory must be one DMA range. */
+	if (cyclic) {
+		struct udc_map *m = p->src ? p->src : p->dst;
+		u64 avail;
+
+		udc_map_addr(m, p->src ? p->src_off : p->dst_off, &avail);
+		if (avail < p->len)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void udc_batch_add_use(struct udc_batch *b, struct udc_map *m, bool write, bool sync)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nuses; i++) {
+		if (b->uses[i].map == m) {
+			b->uses[i].write |= write;
+			b->uses[i].sync |= sync;
+			return;
+		}
+	}
+	b->uses[b->nuses++] = (struct udc_use){ .map = m, .write = write, .sync = sync };
+}
+
+static void udc_batch_finish(struct udc_batch *b)
+{
+	if (!test_and_set_bit(0, &b->done))
+		queue_work(udc_wq, &b->work);
+}
+
+static void udc_xfer_done(void *param, const struct dmaengine_result *res)
+{
+	struct udc_batch *b = param;
+
+	if (res && res->result != DMA_TRANS_NOERROR)
+		atomic_cmpxchg(&b->error, 0,
+			       res->result == DMA_TRANS_ABORTED ? -ECANCELED : -EIO);
+	atomic_inc(&b->uf->callbacks);
+	if (atomic_dec_and_test(&b->pending))
+		udc_batch_finish(b);
+}
+
+/* A period of a cyclic transfer: only an error is news. */
+static void udc_cyclic_period(void *param, const struct dmaengine_result *res)
+{
+	struct udc_batch *b = param;
+
+	if (res && res->result != DMA_TRANS_NOERROR)
+		atomic_cmpxchg(&b->error, 0, -EIO);
+	atomic_inc(&b->uf->callbacks);
+}
+
+static void udc_batch_work(struct work_struct *work)
+{
+	struct udc_batch *b = container_of(work, struct udc_batch, work);
+	struct udc_file *uf = b->uf;
+	struct udc_chan *uc = uf->uc;
+	struct u_dma_chan_completion rec = { };
+	const struct dma_buf_ops *ops;
+	unsigned long flags;
+	unsigned int i;
+	int err, ret;
+
+	/*
+	 * The exporter's own begin_cpu_access: dma_buf_begin_cpu_access()
+	 * would first wait for the fences of the reservation object, this
+	 * batch's among them.
+	 */
+	for (i = 0; i < b->nuses; i++) {
+		ops = b->uses[i].map->dmabuf->ops;
+		if (!b->uses[i].write || !b->uses[i].sync || !ops->begin_cpu_access)
+			continue;
+		ret = ops->begin_cpu_access(b->uses[i].map->dmabuf, DMA_FROM_DEVICE);
+		if (ret)
+			atomic_cmpxchg(&b->error, 0, ret);
+	}
+	err = atomic_read(&b->error);
+	if (err)
+		dma_fence_set_error(b->fence, err);
+	dma_fence_signal(b->fence);
+
+	rec.seq = b->seq;
+	rec.status = err;
+	spin_lock_irqsave(&uf->lock, flags);
+	for (i = 0; i < b->nuses; i++)
+		b->uses[i].map->users--;
+	list_del(&b->node);
+	uf->status[b->seq % UDC_STATUS_KEPT] = err;
+	uf->completed++;
+	if (!b->no_event) {
+		if (kfifo_is_full(&uf->events)) {
+			kfifo_skip(&uf->events);
+			uf->lost++;
+		}
+		kfifo_put(&uf->events, rec);
+	}
+	atomic_dec(&uc->in_flight);
+	atomic64_inc(&uc->completed);
+	if (err)
+		atomic64_inc(&uc->failed);
+	/* Inside the lock: once it is dropped, the file may be gone. */
+	wake_up_all(&uf->wait);
+	spin_unlock_irqrestore(&uf->lock, flags);
+
+	dma_fence_put(b->fence);
+	kfree(b);
+}
+
+static int udc_slave_apply(struct udc_file *uf, enum dma_transfer_direction dir)
+{
+	int ret;
+
+	if (uf->slave_dir == dir)
+		return 0;
+	ret = dmaengine_slave_config(uf->uc->chan,
+				     &uf->slave[dir == DMA_DEV_TO_MEM ? 0 : 1]);
+	if (ret)
+		return ret;
+	uf->slave_dir = dir;
+	return 0;
+}
+
+static struct dma_async_tx_descriptor *
+udc_prep(struct dma_chan *chan, const struct udc_plan *p, dma_addr_t src, dma_addr_t dst, u64 len)
+{
+	unsigned long fl = DMA_PREP_INTERRUPT | DMA_CTRL_ACK;
+	struct dma_async_tx_descriptor *tx;
+
+	switch (p->op) {
+	case U_DMA_CHAN_OP_MEMCPY:
+		tx = dmaengine_prep_dma_memcpy(chan, dst, src, len, fl);
+		break;
+	case U_DMA_CHAN_OP_DEV_TO_MEM:
+		tx = p->period ?
+		     dmaengine_prep_dma_cyclic(chan, dst, len, p->period, DMA_DEV_TO_MEM, fl) :
+		     dmaengine_prep_slave_single(chan, dst, len, DMA_DEV_TO_MEM, fl);
+		break;
+	default:
+		tx = p->period ?
+		     dmaengine_prep_dma_cyclic(chan, src, len, p->period, DMA_MEM_TO_DEV, fl) :
+		     dmaengine_prep_slave_single(chan, src, len, DMA_MEM_TO_DEV, fl);
+		break;
+	}
+	return tx;
+}
+
+/*
+ * Prepare and submit one descriptor; 0 or -errno (nothing submitted).  An
+ * engine out of descriptors frees some as the ones issued complete: wait
+ * for that while its callbacks come, and give up (EBUSY) after
+ * UDC_STALL_MS without one.
+ */
+static int udc_issue_one(struct udc_batch *b, const struct udc_plan *p,
+			 dma_addr_t src, dma_addr_t dst, u64 len)
+{
+	struct udc_file *uf = b->uf;
+	struct dma_chan *chan = uf->uc->chan;
+	unsigned long progress = jiffies;
+	int seen = atomic_read(&uf->callbacks);
+	struct dma_async_tx_descriptor *tx;
+	dma_cookie_t cookie;
+
+	while (!(tx = udc_prep(chan, p, src, dst, len))) {
+		dma_async_issue_pending(chan);
+		if (signal_pending(current))
+			return -EINTR;
+		if (atomic_read(&uf->callbacks) != seen) {
+			seen = atomic_read(&uf->callbacks);
+			progress = jiffies;
+		} else if (time_after(jiffies, progress + msecs_to_jiffies(UDC_STALL_MS))) {
+			return -EBUSY;
+		}
+		usleep_range(50, 500);
+	}
+	if (p->period)
+		uf->cyclic = true;
+	tx->callback_result = p->period ? udc_cyclic_period : udc_xfer_done;
+	tx->callback_param = b;
+	if (!p->period)
+		atomic_inc(&b->pending);
+	cookie = dmaengine_submit(tx);
+	if (dma_submit_error(cookie)) {
+		if (!p->period)
+			atomic_dec(&b->pending);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Split a transfer at the DMA ranges of its buffers and the segment limit. */
+static int udc_issue_plan(struct udc_batch *b, const struct udc_plan *p, u64 max_seg,
+			  unsigned int *issued)
+{
+	struct udc_file *uf = b->uf;
+	struct dma_device *dd = uf->uc->chan->device;
+	u64 done = 0, n, avail;
+	dma_addr_t src = 0, dst = 0;
+	int ret;
+
+	if (p->op != U_DMA_CHAN_OP_MEMCPY) {
+		ret = udc_slave_apply(uf, p->op == U_DMA_CHAN_OP_DEV_TO_MEM ?
+				      DMA_DEV_TO_MEM : DMA_MEM_TO_DEV);
+		if (ret)
+			return ret;
+	}
+	while (done < p->len) {
+		n = p->period ? p->len : min(p->len - done, max_seg);
+		if (p->src) {
+			src = udc_map_addr(p->src, p->src_off + done, &avail);
+			n = min(n, avail);
+		}
+		if (p->dst) {
+			dst = udc_map_addr(p->dst, p->dst_off + done, &avail);
+			n = min(n, avail);
+		}
+		if (!n)
+			return -EINVAL;
+		if (p->op == U_DMA_CHAN_OP_MEMCPY && !is_dma_copy_aligned(dd, src, dst, n))
+			return -EINVAL;
+		ret = udc_issue_one(b, p, src, dst, n);
+		if (ret)
+			return ret;
+		(*issued)++;
+		done += n;
+	}
+	return 0;
+}
+
+/* Sync for the device and publish the fence in the reservation objects. */
+static int udc_batch_prepare(struct udc_batch *b)
+{
+	struct udc_use *u;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < b->nuses; i++) {
+		u = &b->uses[i];
+		if (!u->sync)
+			continue;
+		ret = dma_buf_end_cpu_access(u->map->dmabuf,
+					     u->write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < b->nuses; i++) {
+		struct dma_resv *resv = b->uses[i].map->dmabuf->resv;
+
+		ret = dma_resv_lock_interruptible(resv, NULL);
+		if (ret)
+			return ret;
+		ret = udmem_dma_resv_add_fence(resv, b->fence, b->uses[i].write);
+		dma_resv_unlock(resv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int udc_fence_fd(struct dma_fence *fence)
+{
+	struct sync_file *sf;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	sf = sync_file_create(fence);
+	if (!sf) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	fd_install(fd, sf->file);
+	return fd;
+}
+
+/* SUBMIT; under udc_chan.lock, with the channel present. */
+int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
+{
+	struct udc_chan *uc = uf->uc;
+	struct u_dma_chan_xfer *x;
+	struct udc_plan *plans;
+	struct udc_batch *b;
+	unsigned int i, issued = 0;
+	u64 max_seg;
+	int ret;
+
+	if (sub->flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub->reserved0 ||
+	    sub->reserved[0] || sub->reserved[1] || !sub->count)
+		return -EINVAL;
+	if (sub->count > U_DMA_CHAN_MAX_BATCH)
+		return -E2BIG;
+	x = memdup_user(u64_to_user_ptr(sub->xfers), array_size(sub->count, sizeof(*x)));
+	if (IS_ERR(x))
+		return PTR_ERR(x);
+	plans = kcalloc(sub->count, sizeof(*plans), GFP_KERNEL);
+	b = kzalloc(struct_size(b, uses, 2 * sub->count), GFP_KERNEL);
+	if (!plans || !b) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < sub->count; i++) {
+		ret = udc_plan_one(uf, &x[i], &plans[i]);
+		if (ret)
+			goto out_free;
+	}
+
+	b->uf = uf;
+	b->seq = uf->seq + 1;
+	b->no_event = sub->flags & U_DMA_CHAN_SUBMIT_NO_EVENT;
+	atomic_set(&b->pending, 1);	/* the submit's own, dropped at the end */
+	INIT_WORK(&b->work, udc_batch_work);
+	b->fence = udc_fence_create(uf->fence_context, b->seq);
+	if (!b->fence) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < sub->count; i++) {
+		if (plans[i].src)
+			udc_batch_add_use(b, plans[i].src, false, plans[i].sync);
+		if (plans[i].dst)
+			udc_batch_add_use(b, plans[i].dst, true, plans[i].sync);
+	}
+	ret = udc_batch_prepare(b);
+	if (ret)
+		goto out_signal;
+
+	sub->fence_fd = -1;
+	if (sub->flags & U_DMA_CHAN_SUBMIT_FENCE_FD) {
+		ret = udc_fence_fd(b->fence);
+		if (ret < 0)
+			goto out_signal;
+		sub->fence_fd = ret;
+	}
+
+	spin_lock_irq(&uf->lock);
+	for (i = 0; i < b->nuses; i++)
+		b->uses[i].map->users++;
+	list_add_tail(&b->node, &uf->running);
+	spin_unlock_irq(&uf->lock);
+	uf->seq = b->seq;
+	sub->seq = b->seq;
+	atomic_inc(&uc->in_flight);
+	atomic64_inc(&uc->submitted);
+
+	/*
+	 * Past this point the batch exists: a descriptor the engine refuses
+	 * (EBUSY: out of descriptors) fails the batch, not the call, as the
+	 * ones before it already run.
+	 */
+	max_seg = dma_get_max_seg_size(uc->chan->device->dev);
+	for (i = 0; i < sub->count; i++) {
+		ret = udc_issue_plan(b, &plans[i], max_seg, &issued);
+		if (ret) {
+			atomic_cmpxchg(&b->error, 0, ret);
+			break;
+		}
+	}
+	if (issued)
+		dma_async_issue_pending(uc->chan);
+	if (atomic_dec_and_test(&b->pending))
+		udc_batch_finish(b);
+	ret = 0;
+	goto out_trim;
+
+out_signal:
+	dma_fence_set_error(b->fence, ret);
+	dma_fence_signal(b->fence);
+	dma_fence_put(b->fence);
+out_free:
+	kfree(b);
+out_trim:
+	kfree(plans);
+	kfree(x);
+	udc_maps_trim(uf);
+	return ret;
+}
+
+/* The fence of running batch @seq (a reference), or NULL; under udc_file.lock. */
+struct dma_fence *udc_running_fence(struct udc_file *uf, u64 seq)
+{
+	struct udc_batch *b;
+
+	list_for_each_entry(b, &uf->running, node)
+		if (b->seq == seq)
+			return dma_fence_get(b->fence);
+	return NULL;
+}
+
+static bool udc_idle(struct udc_file *uf)
+{
+	bool idle;
+
+	spin_lock_irq(&uf->lock);
+	idle = list_empty(&uf->running);
+	spin_unlock_irq(&uf->lock);
+	return idle;
+}
+
+/*
+ * Stop every transfer of the file and complete its batches, with @error
+ * for those the engine had not finished; returns once all completed.
+ * Under udc_chan.lock, with the channel present.
+ */
+void udc_terminate(struct udc_file *uf, int error)
+{
+	struct udc_batch *b;
+	int ret;
+
+	ret = dmaengine_terminate_sync(uf->uc->chan);
+	if (!ret) {
+		/* No callback runs any more: a batch not done never will be. */
+		spin_lock_irq(&uf->lock);
+		list_for_each_entry(b, &uf->running, node) {
+			if (test_bit(0, &b->done))
+				continue;
+			atomic_cmpxchg(&b->error, 0, error);
+			udc_batch_finish(b);
+		}
+		spin_unlock_irq(&uf->lock);
+	}
+	wait_event(uf->wait, udc_idle(uf));
+	uf->slave_dir = DMA_TRANS_NONE;
+	uf->cyclic = false;
+}
+
+/*
+ * Let the file's batches finish while the engine makes progress, then stop
+ * what is left with @error (udc_terminate()); at once with cyclic ones.
+ * Stopping an engine in the middle of its completion work is where engine
+ * drivers are least tested: a close waits for the engine instead where it
+ * can.  Under udc_chan.lock, with the channel present.
+ */
+void udc_drain(struct udc_file *uf, int error)
+{
+	int seen;
+
+	while (!uf->cyclic && !udc_idle(uf)) {
+		seen = atomic_read(&uf->callbacks);
+		if (!wait_event_timeout(uf->wait, udc_idle(uf) ||
+					atomic_read(&uf->callbacks) != seen,
+					msecs_to_jiffies(UDC_STALL_MS)))
+			break;
+	}
+	udc_terminate(uf, error);
+}

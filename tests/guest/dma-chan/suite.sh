@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# dma-chan: u-dma-chan publishes a dmaengine channel that can memcpy as
+# /dev/dma-chan0 (memcpy=); the program copies between two u-dma-buf
+# buffers (and the board's on-chip memory through uiomem) with fences,
+# completion records and batches, and checks what the driver refuses.  The
+# shell adds the manager's commands, sysfs and unloading.  A guest without
+# such a channel is one counted SKIP.
+
+dc_cls=/sys/class/u-dma-chan
+dc_mgr=/dev/u-dma-chan-mgr
+
+udmem_board_engines
+dc_region=$(udmem_board_region)
+
+if ! udmem_insmod u-dma-buf udmabuf0=0x100000 udmabuf1=0x100000; then
+	tap_fail buffers "insmod u-dma-buf failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+elif ! udmem_insmod u-dma-chan memcpy=dma-chan0; then
+	tap_fail module-loads "insmod u-dma-chan failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	udmem_rmmod u-dma-buf
+else
+	tap_ok module-loads
+	tap_check mgr-node-0600 test "$(stat -c %a $dc_mgr)" = 600
+	if [ ! -e /dev/dma-chan0 ]; then
+		tap_skip channel "no dmaengine channel that can memcpy in this guest"
+	else
+		dc_chan=$(cat $dc_cls/dma-chan0/channel)
+		echo "# dma-chan0: $dc_chan of $(cat $dc_cls/dma-chan0/device), align $(cat $dc_cls/dma-chan0/copy_align), caps $(cat $dc_cls/dma-chan0/caps)"
+		tap_check node-0600 test "$(stat -c %a /dev/dma-chan0)" = 600
+		tap_eq sysfs-idle 0 "$(cat $dc_cls/dma-chan0/in_flight)"
+		udmem_run DMA_CHAN=dma-chan0 DMA_SRC=udmabuf0 DMA_DST=udmabuf1 \
+			DMA_REGION="$dc_region" dma-chan
+		# the worked example of docs/dma.md
+		if dc_out=$(example-copy dma-chan0 udmabuf0 udmabuf1 2>&1); then
+			tap_ok example-copy
+			echo "# example-copy: $dc_out"
+		else
+			tap_fail example-copy "$dc_out"
+		fi
+		tap_eq sysfs-idle-after "0 0" \
+			"$(cat $dc_cls/dma-chan0/in_flight) $(cat $dc_cls/dma-chan0/busy)"
+		tap_check sysfs-counts-completions test "$(cat $dc_cls/dma-chan0/completed)" -gt 0
+		tap_eq sysfs-submitted-equals-completed "$(cat $dc_cls/dma-chan0/submitted)" \
+			"$(cat $dc_cls/dma-chan0/completed)"
+
+		# ---- the manager: delete, create by the channel's name, refusals
+		tap_check mgr-delete sh -c "echo 'delete dma-chan0' > $dc_mgr && test ! -e $dc_cls/dma-chan0"
+		tap_check mgr-delete-again-fails sh -c "! echo 'delete dma-chan0' > $dc_mgr"
+		tap_check mgr-create-by-channel sh -c "echo 'create dma-chan1 $dc_chan' > $dc_mgr && test -e /dev/dma-chan1"
+		tap_check mgr-create-taken-name-fails sh -c "! echo 'create dma-chan1 memcpy' > $dc_mgr"
+		tap_check mgr-create-unknown-channel-fails sh -c "! echo 'create dma-chan2 nosuchchan' > $dc_mgr && test ! -e $dc_cls/dma-chan2"
+		tap_check mgr-bad-command-fails sh -c "! echo 'frobnicate' > $dc_mgr"
+		tap_check mgr-bad-name-fails sh -c "! echo 'create ../x memcpy' > $dc_mgr"
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/mgr" DMA_CHAN=dma-chan1 DMA_SRC=udmabuf0 \
+			DMA_DST=udmabuf1 dma-chan copy_whole_buffer_byte_exact
+	fi
+	# ---- unload with nothing in flight takes the channels away
+	if udmem_rmmod u-dma-chan; then
+		tap_ok unload-idle
+		tap_check unload-removes-class test ! -e $dc_cls
+	else
+		tap_fail unload-idle "rmmod u_dma_chan failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	fi
+	udmem_rmmod u-dma-buf
+fi
+grep -q '^uiomem ' /proc/modules && udmem_rmmod uiomem
+udmem_board_unload_engines
