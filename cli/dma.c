@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/u-dma-chan.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -81,7 +82,59 @@ static void cli_dma_caps(uint64_t caps, const char *sep, int quoted, FILE *f)
 		fputs("-", f);
 }
 
-static void cli_dma_json(const struct udmem_dma_info *in, const char *indent)
+/* One attribute of /sys/class/u-dma-chan/@name, without its newline. */
+static int cli_dma_sysfs(const char *name, const char *attr, char *val, size_t len)
+{
+	char path[160];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/u-dma-chan/%s/%s", name, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ok = !!fgets(val, (int)len, f);
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	val[strcspn(val, "\n")] = 0;
+	return 0;
+}
+
+/*
+ * What sysfs tells of a channel another program holds open (the library
+ * describes only a channel it can open).
+ */
+static int cli_dma_sysfs_info(const char *name, struct udmem_dma_info *in)
+{
+	char val[128], *word, *save;
+	size_t i;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	ret = cli_dma_sysfs(name, "channel", in->channel, sizeof(in->channel));
+	if (!ret)
+		ret = cli_dma_sysfs(name, "device", in->device, sizeof(in->device));
+	if (!ret)
+		ret = cli_dma_sysfs(name, "caps", val, sizeof(val));
+	if (ret)
+		return ret;
+	for (word = strtok_r(val, " ", &save); word; word = strtok_r(NULL, " ", &save))
+		for (i = 0; i < ARRAY_SIZE(cli_dma_cap_names); i++)
+			if (!strcmp(word, cli_dma_cap_names[i]))
+				in->caps |= 1ull << i;
+	if (!cli_dma_sysfs(name, "copy_align", val, sizeof(val)))
+		in->copy_align = (uint32_t)strtoul(val, NULL, 0);
+	if (!cli_dma_sysfs(name, "max_segment", val, sizeof(val)))
+		in->max_segment = strtoull(val, NULL, 0);
+	if (!cli_dma_sysfs(name, "dma_mask", val, sizeof(val)))
+		in->dma_mask = strtoull(val, NULL, 0);
+	in->max_batch = U_DMA_CHAN_MAX_BATCH;
+	return 0;
+}
+
+static void cli_dma_json(const struct udmem_dma_info *in, int in_use, const char *indent)
 {
 	char node[6 + UDMEM_CLI_NAME_MAX];
 
@@ -96,18 +149,29 @@ static void cli_dma_json(const struct udmem_dma_info *in, const char *indent)
 	bench_json_put_string(stdout, in->device);
 	printf(", \"caps\": [");
 	cli_dma_caps(in->caps, ", ", 1, stdout);
-	printf("], \"copy_align\": %u, \"max_segment\": %" PRIu64
+	printf("], \"in_use\": %s", in_use ? "true" : "false");
+	printf(", \"copy_align\": %u, \"max_segment\": %" PRIu64
 	       ", \"dma_mask\": \"0x%" PRIx64 "\", \"max_batch\": %u}",
 	       in->copy_align, in->max_segment, in->dma_mask, in->max_batch);
 }
 
-/* Open channel @name and describe it; 0 or a CLI exit code after a message. */
+/*
+ * Open channel @name and describe it; 0 or a CLI exit code after a message.
+ * With @in_use, a channel another program holds is described from sysfs,
+ * *@dma is NULL and *@in_use 1.
+ */
 static int cli_dma_get_info(const char *name, struct udmem_dma **dma,
-			    struct udmem_dma_info *in)
+			    struct udmem_dma_info *in, int *in_use)
 {
 	int ret;
 
 	ret = udmem_dma_open(name, dma);
+	if (in_use)
+		*in_use = ret == -EBUSY;
+	if (ret == -EBUSY && in_use && !cli_dma_sysfs_info(name, in)) {
+		*dma = NULL;
+		return 0;
+	}
 	if (ret) {
 		cli_dma_open_error(name, ret);
 		return CLI_EXIT_FAIL;
@@ -142,21 +206,24 @@ static int cli_dma_list(int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-20s %-12s %-28s %s\n", "NAME", "CHANNEL", "ENGINE", "CAPS");
+		printf("%-20s %-12s %-28s %-6s %s\n", "NAME", "CHANNEL", "ENGINE", "IN_USE",
+		       "CAPS");
 	for (i = 0; names[i]; i++) {
 		struct udmem_dma_info in;
 		struct udmem_dma *dma;
+		int in_use;
 
-		if (cli_dma_get_info(names[i], &dma, &in)) {
+		if (cli_dma_get_info(names[i], &dma, &in, &in_use)) {
 			status = CLI_EXIT_FAIL;
 			continue;
 		}
 		udmem_dma_close(dma);
 		if (json) {
 			printf("%s\n", first ? "" : ",");
-			cli_dma_json(&in, "  ");
+			cli_dma_json(&in, in_use, "  ");
 		} else {
-			printf("%-20s %-12s %-28s ", in.name, in.channel, in.device);
+			printf("%-20s %-12s %-28s %-6s ", in.name, in.channel, in.device,
+			       in_use ? "yes" : "no");
 			cli_dma_caps(in.caps, ",", 0, stdout);
 			printf("\n");
 		}
@@ -174,7 +241,7 @@ static int cli_dma_info(int argc, char **argv)
 	struct udmem_dma_info in;
 	struct udmem_dma *dma;
 	char *pos[1];
-	int ret, npos;
+	int ret, npos, in_use;
 
 	ret = cli_parse_args("dma info", argc, argv, opts, 1, pos, 1, &npos);
 	if (ret || npos != 1) {
@@ -183,12 +250,12 @@ static int cli_dma_info(int argc, char **argv)
 		fputs(cli_dma_help, ret > 0 ? stdout : stderr);
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	}
-	ret = cli_dma_get_info(pos[0], &dma, &in);
+	ret = cli_dma_get_info(pos[0], &dma, &in, &in_use);
 	if (ret)
 		return ret;
 	udmem_dma_close(dma);
 	if (opts[0].value) {
-		cli_dma_json(&in, "");
+		cli_dma_json(&in, in_use, "");
 		printf("\n");
 		return CLI_EXIT_OK;
 	}
@@ -196,6 +263,7 @@ static int cli_dma_info(int argc, char **argv)
 	printf("device:      /dev/%s\n", in.name);
 	printf("channel:     %s\n", in.channel);
 	printf("engine:      %s\n", in.device);
+	printf("in_use:      %s\n", in_use ? "yes (open in another program)" : "no");
 	printf("caps:        ");
 	cli_dma_caps(in.caps, " ", 0, stdout);
 	printf("\n");
@@ -408,7 +476,7 @@ static int cli_dma_transfer(const char *cmd, enum udmem_dma_op op, int argc, cha
 		return cli_dma_usage("bad SRC '%s' (NAME[:OFFSET])",
 				     pos[op == UDMEM_DMA_MEMCPY ? 2 : 1]);
 
-	ret = cli_dma_get_info(pos[0], &dma, &in);
+	ret = cli_dma_get_info(pos[0], &dma, &in, NULL);
 	if (ret)
 		return ret;
 	/* One buffer on both sides: one DMA-BUF, so the driver sees an overlap. */
