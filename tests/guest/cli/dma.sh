@@ -106,6 +106,23 @@ if [ -n "$cd_ready" ]; then
 	tap_check dma-copy-offsets-only-range cmp "$CT/dma-z8" "$CT/dma-out"
 	ct_run dma-copy-no-sync-exit-0 0 udmem dma copy cli-dma cli-dma1 cli-dma0 --no-sync --length 4K
 
+	# ---- a timeout shorter than any copy: ETIMEDOUT, and the channel
+	# (the transfer stopped when udmem closed it) copies again
+	udmem dma copy cli-dma cli-dma1 cli-dma0 --timeout 0.000000001 > "$CT/out" 2> "$CT/err"
+	cd_rc=$?
+	if [ $cd_rc = 0 ]; then
+		tap_skip dma-copy-timeout "the engine finished the 64 KiB copy within 1 ns of the wait"
+	elif [ $cd_rc = 1 ] && grep -q \
+		"^udmem: cli-dma: batch 1 did not complete in time (it is stopped): .*(errno 110, ETIMEDOUT)$" \
+		"$CT/err"; then
+		tap_ok dma-copy-timeout
+	else
+		tap_fail dma-copy-timeout "exit $cd_rc: $(head -n 1 "$CT/err")"
+	fi
+	ct_run dma-copy-after-timeout-exit-0 0 udmem dma copy cli-dma cli-dma1 cli-dma0
+	udmem save cli-dma1 "$CT/dma-out" > /dev/null
+	tap_check dma-copy-after-timeout-data cmp "$CT/dma-in" "$CT/dma-out"
+
 	# ---- what is refused
 	ct_run dma-copy-past-end-exit-1 1 udmem dma copy cli-dma cli-dma1:60K cli-dma0 --length 8K
 	ct_grep dma-copy-past-end-message "$CT/err" \
