@@ -65,5 +65,6 @@ int cli_run_with(char **cmd, const char *const *names, char *const *values, int 
 int cli_cmd_import(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
 int cli_cmd_doctor(int argc, char **argv);
+int cli_cmd_dma(int argc, char **argv);
 
 #endif /* UDMEM_CLI_H */

@@ -29,6 +29,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{ "save", cli_cmd_save, "copy a buffer or region into a file" },
 	{ "import", cli_cmd_import, "DMA address of a DMA-BUF for a buffer's device" },
 	{ "export", cli_cmd_export, "a buffer or region range as a DMA-BUF, for a command" },
+	{ "dma", cli_cmd_dma, "copy and transfer with the kernel's DMA engines" },
 	{ "bench", udmem_bench_main, "measure access and sync costs" },
 	{ "doctor", cli_cmd_doctor, "check the system for what buffers need" },
 };

@@ -352,6 +352,8 @@ if [ -e /dev/u-dma-buf-mgr ] && [ -n "$ct_edu" ]; then
 	echo "# ---- session end"
 fi
 
+. ./dma.sh
+
 rm -rf $CT
 for m in $ct_loaded; do
 	udmem_rmmod "$m" || tap_fail "rmmod-$m" "rmmod $m failed"
