@@ -30,7 +30,8 @@ import tempfile
 import textwrap
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-HEADERS = ["include/uapi/linux/u-dma-buf-ioctl.h", "include/uapi/linux/uiomem.h"]
+HEADERS = ["include/uapi/linux/u-dma-buf-ioctl.h", "include/uapi/linux/uiomem.h",
+           "include/uapi/linux/u-dma-chan.h"]
 VERSION_HEADER = "lib/udmem.h"
 OUTPUT = "python/src/udmem/_uapi.py"
 

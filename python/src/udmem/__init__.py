@@ -6,6 +6,8 @@
 - :meth:`Buffer.open` maps an existing u-dma-buf buffer (device tree,
   module parameters);
 - :meth:`Region.open` maps a uiomem region (device memory);
+- :mod:`udmem.dma` drives a DMA engine channel (u-dma-chan): copies and
+  slave transfers between buffers, each returning a fence to ``wait()`` on;
 - :func:`import_dmabuf` gives a foreign DMA-BUF's DMA address for a buffer's
   device.
 
@@ -14,6 +16,7 @@ its own bytes (``flush``/``invalidate``).  Closing a Buffer or Region while
 numpy views of it are alive raises ``BufferError``.
 """
 
+from . import dma
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
 from ._uapi import VERSION as __version__
 from .array import UdmemArray
@@ -30,6 +33,7 @@ __all__ = [
     "Region",
     "UdmemArray",
     "allocate",
+    "dma",
     "import_dmabuf",
     "__version__",
 ]
