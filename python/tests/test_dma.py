@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 import pytest
+from conftest import _insmod, _rmmod
 
 import udmem
 from udmem import _uapi, dma
@@ -65,17 +66,37 @@ def test_opening_a_missing_channel_names_it():
         dma.Channel("no-such-chan")
 
 
-@pytest.fixture()
-def channel(udmabuf):
+# The test DMA engine the guests have on PCI machines (tests/kmod/udmem-edu-dma.c
+# over the harness's second edu device): loaded when no channel exists yet.
+EDU_DMA_DEVICE = "/sys/bus/pci/devices/0000:00:10.0"
+
+
+@pytest.fixture(scope="module")
+def memcpy_channel_name(udmabuf):
+    loaded = []
+    if not glob.glob("/sys/class/u-dma-chan/*"):
+        if os.path.exists(EDU_DMA_DEVICE) and _insmod("udmem-edu-dma"):
+            loaded.append("udmem-edu-dma")
+        if _insmod("u-dma-chan", "memcpy=py-dma"):
+            loaded.insert(0, "u-dma-chan")
     names = sorted(os.path.basename(p) for p in glob.glob("/sys/class/u-dma-chan/*"))
+    found = None
     for name in names:
-        ch = dma.Channel(name)
-        if "memcpy" in ch.capabilities:
-            yield ch
-            ch.close()
-            return
-        ch.close()
-    pytest.skip("no u-dma-chan channel with the memcpy capability on this system")
+        with dma.Channel(name) as ch:
+            if "memcpy" in ch.capabilities:
+                found = name
+                break
+    yield found
+    for m in loaded:
+        _rmmod(m)
+
+
+@pytest.fixture()
+def channel(memcpy_channel_name):
+    if memcpy_channel_name is None:
+        pytest.skip("no u-dma-chan channel with the memcpy capability on this system")
+    with dma.Channel(memcpy_channel_name) as ch:
+        yield ch
 
 
 def test_copy_moves_the_data_and_the_fence_reports_it(channel):
