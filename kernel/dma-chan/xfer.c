@@ -22,6 +22,7 @@
 #include <linux/dmaengine.h>
 #include <linux/fcntl.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/sched/signal.h>
 #include <linux/file.h>
 #include <linux/module.h>
@@ -283,7 +284,11 @@ static int udc_plan_one(struct udc_file *uf, const struct u_dma_chan_xfer *x,
 		return -EINVAL;
 	}
 	if (cyclic) {
-		if (!x->period || x->length % x->period)
+		u64 rem = 1;
+
+		if (x->period)
+			div64_u64_rem(x->length, x->period, &rem);
+		if (rem)
 			return -EINVAL;
 		if (!(caps & U_DMA_CHAN_CAP_CYCLIC))
 			return -EOPNOTSUPP;
