@@ -115,6 +115,10 @@ else
 		udmem_run EDU_DBG="$ed_dbg" EDU_PCI=$ed_pci EDU_BUF0=udmabuf0 edu-unbind
 		tap_check client-releases-unbound-channels rmmod udmem_dmaengine_test
 		tap_check unload-after-unbind rmmod udmem_edu_dma
+		# u-dma-buf removes the buffers bound to a device when its driver
+		# is unbound, so the INTx pass binds a new pair to the device
+		tap_check unbind-removed-bound-buffers test ! -e /dev/udmabuf0
+		udmem_rmmod u-dma-buf
 		# bound again, on INTx this time: the slave and cut-short tests
 		# again, the client asking for its slave channel by name ("rx", the
 		# provider's map for the client's misc device, as IIO's buffer asks)
@@ -122,7 +126,10 @@ else
 			[ -e "$ed_drv/$ed_pci" ] && [ "$(ed_chans | wc -l)" = 2 ] &&
 			dmesg | grep udmem-edu-dma | tail -n 1 | grep -q 'channels (INTx'; then
 			tap_ok provider-binds-again-intx
-			if udmem_insmod udmem-dmaengine-test device=$ed_pci slave_name=rx; then
+			if ! udmem_insmod u-dma-buf udmabuf0=0x10000 udmabuf0_bind="pci/$ed_pci" \
+				udmabuf1=0x10000 udmabuf1_bind="pci/$ed_pci"; then
+				tap_fail buffers-bound-again "insmod u-dma-buf bind=pci/$ed_pci failed"
+			elif udmem_insmod udmem-dmaengine-test device=$ed_pci slave_name=rx; then
 				ed_rx=$(dmesg | sed -n 's/.*udmem-dmaengine-test: channel \(.*\) as "rx"/\1/p' | tail -n 1)
 				tap_eq slave-channel-by-name "chan${ed_dbg##*chan}" "chan${ed_rx##*chan}"
 				tap_check slave-channel-linked test -e "/sys/class/dma/$ed_rx/slave"

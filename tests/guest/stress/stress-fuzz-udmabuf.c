@@ -119,7 +119,10 @@ static void udb_shared_op(struct th *t)
 		};
 
 		if (s->dfd >= 0) {
-			dmabuf_sync(t, s->dfd, GONE);
+			/* a read-only export refuses invalidating syncs: EBADF */
+			bool ro = (fcntl(s->dfd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+
+			dmabuf_sync(t, s->dfd, GONE | (ro ? B(EBADF) : 0));
 			close(s->dfd);
 			s->dfd = -1;
 		}
