@@ -52,6 +52,8 @@ ed_dmatest() {
 
 if ! udmem_pci_dev 0x1234 0x11e8 > /dev/null; then
 	tap_skip edu-dma "no PCI edu device in this guest (a board without PCI)"
+elif [ ! -f /udmem/modules/udmem-edu-dma.ko ]; then
+	tap_skip edu-dma "no udmem-edu-dma.ko: kernel $UDMEM_KVER has no dmaengine (CONFIG_DMA_ENGINE)"
 elif [ ! -e "$ed_path" ]; then
 	tap_fail setup "no edu device at $ed_pci (tests/qemu/udmemqemu/qemu.py adds it)"
 else
