@@ -63,7 +63,7 @@ def main():
     card = sys.argv[1] if len(sys.argv) > 1 else vgem_card()
     pci = sys.argv[2] if len(sys.argv) > 2 else next(
         os.path.basename(os.path.dirname(p))
-        for p in glob.glob("/sys/bus/pci/devices/*/device")
+        for p in sorted(glob.glob("/sys/bus/pci/devices/*/device"))
         if open(p).read().strip() == "0x11e8")
     regs = edu_registers(pci)
     frame_fd = vgem_dmabuf(card)

@@ -52,7 +52,7 @@ def edu_dma(regs, src, dst, cmd):
 def main():
     pci = sys.argv[1] if len(sys.argv) > 1 else next(
         os.path.basename(os.path.dirname(p))
-        for p in glob.glob("/sys/bus/pci/devices/*/device")
+        for p in sorted(glob.glob("/sys/bus/pci/devices/*/device"))
         if open(p).read().strip() == "0x11e8")
     regs = edu_registers(pci)
     with udmem.allocate(2 * LEN, dtype="u1") as buf:    # a new u-dma-buf buffer
