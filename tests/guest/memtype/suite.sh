@@ -50,6 +50,20 @@ mt_pci_held() {
 		tap_skip pci-held-across-remove "a PCI rescan reassigns BARs on the armhf guest (later suites need them)"
 		return 0
 	fi
+	# The DMA core sets a device's DMA up when a driver binds (dma_configure())
+	# and tears it down on unbind: before 6.12 an unbound device behind an
+	# IOMMU has no iommu-dma ops, and a buffer made for it is plain
+	# dma-direct.  An earlier suite may have unloaded the edu driver: bind
+	# our test driver, as a user's device has its driver.
+	mt_edu_mod=
+	if [ ! -e "$mt_edu/driver" ] && udmem_insmod udmem-edu-test; then
+		mt_edu_mod=udmem-edu-test
+	fi
+	if [ ! -e "$mt_edu/driver" ]; then
+		tap_fail pci-held-across-remove "no driver bound to $mt_edu: $(dmesg | tail -n 2 | tr '\n' ' ')"
+		[ -n "$mt_edu_mod" ] && udmem_rmmod "$mt_edu_mod"
+		return 0
+	fi
 	mt_domain=none
 	[ -e "$mt_edu/iommu_group" ] && mt_domain=$(cat "$mt_edu/iommu_group/type" 2>/dev/null)
 	case "$mt_domain" in
@@ -75,6 +89,7 @@ mt_pci_held() {
 		mt_got=freed
 	fi
 	echo 1 > /sys/bus/pci/rescan
+	[ -n "$mt_edu_mod" ] && udmem_rmmod "$mt_edu_mod"
 	if [ "$mt_got" = "$mt_want" ]; then
 		tap_ok pci-held-across-remove
 	else

@@ -187,7 +187,11 @@ class Target:
         ("brd", "drm", "drm_kms_helper", "drm_shmem_helper", "vgem", "mc", "videodev",
          "rc-core", "cec", "v4l2-dv-timings", "v4l2-tpg", "videobuf2-common",
          "videobuf2-v4l2", "videobuf2-memops", "videobuf2-dma-contig", "videobuf2-vmalloc",
-         "vivid", "uio_pci_generic"))
+         "vivid", "uio_pci_generic",
+         # the IIO and USB importers of exports: IIO's DMA buffer (DMABUF API
+         # since 6.11), dummy_hcd + libcomposite + FunctionFS (DMABUF since 6.9)
+         "industrialio", "industrialio-buffer-dma", "industrialio-buffer-dmaengine",
+         "dummy_hcd", "libcomposite", "usb_f_fs"))
     guest_suites: tuple[str, ...] = _key(
         "The suites (words) this target runs; empty: every suite.  Each other suite "
         "is one counted SKIP naming this key and `suites_elsewhere` (a board target "
