@@ -16,6 +16,7 @@ import concurrent.futures
 import os
 import sys
 import time
+import traceback
 
 from .apt import ArchiveMissing
 from .build import build
@@ -151,8 +152,25 @@ def cmd_test(args):
         # build-only targets, run after it, balance the two slots instead).
         jobs.insert(min(4, len(jobs)), (harness_selftest, "arm64" if "arm64" in stock
                                         else (stock or targets)[0]))
+    def guarded(job):
+        # One target's trouble (a failed download, a build root that would
+        # not set up, a bug of the harness) is that target's failure: the
+        # others still run and the summary still comes.
+        fn, arg = job
+        t0 = time.time()
+        try:
+            return fn(arg)
+        except Exception as e:  # noqa: BLE001 -- counted, printed, never lost
+            traceback.print_exc()
+            name = arg if arg else "host"
+            why = f"{type(e).__name__}: {e}".replace("\n", " ")[:300]
+            line = (f"target {name}: 0 passed, 1 failed, 0 skipped "
+                    f"({time.time() - t0:.0f} s, the harness raised {type(e).__name__})")
+            log(line)
+            return [("not ok", f"{name}:harness/prepare-and-run", why)], line
+
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for r, line in pool.map(lambda job: job[0](job[1]), jobs):
+        for r, line in pool.map(guarded, jobs):
             results += r
             lines.append(line)
     print()
