@@ -192,6 +192,11 @@ class Target:
          # since 6.11), dummy_hcd + libcomposite + FunctionFS (DMABUF since 6.9)
          "industrialio", "industrialio-buffer-dma", "industrialio-buffer-dmaengine",
          "dummy_hcd", "libcomposite", "usb_f_fs"))
+    guest_debs: tuple[str, ...] = _key(
+        "Debian packages (words) of the target's architecture, from `busybox_suite`, "
+        "whose programs suites run: their /usr/bin and /usr/sbin programs and the C "
+        "library's loader and libc.so.6 go to /udmem/debs/ in the guest (run as "
+        "/udmem/debs/run PROGRAM ARGS...).  The packages must need nothing but libc6.", ())
     guest_suites: tuple[str, ...] = _key(
         "The suites (words) this target runs; empty: every suite.  Each other suite "
         "is one counted SKIP naming this key and `suites_elsewhere` (a board target "

@@ -195,3 +195,31 @@ def kmake_args(conf, state):
 
 def target_cc(conf):
     return conf.cross_compile + "gcc"
+
+
+def guest_debs(conf):
+    """Unpack the target's `guest_debs` with libc6; return the root, or None.
+
+    Kept apart from the kernel's folder (targets of one kernel differ in
+    them), in $UDMEM_CACHE/guest-debs/<arch>-<packages>/, under a lock."""
+    if not conf.guest_debs:
+        return None
+    arch = conf.deb_arch
+    pkgs = sorted(set(conf.guest_debs) | {"libc6"})
+    root = os.path.join(CACHE, "guest-debs", f"{arch}-{'-'.join(pkgs)}")
+    os.makedirs(os.path.dirname(root), exist_ok=True)
+    with open(root + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(os.path.join(root, ".done")):
+            return root
+        env = apt_env()
+        specs = [f"{p}:{arch}=" + newest_version(env, f"{p}:{arch}", [conf.busybox_suite])
+                 for p in pkgs]
+        debs = download(env, specs)
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        for deb in debs:
+            run(["dpkg-deb", "-x", deb, root])
+        open(os.path.join(root, ".done"), "w").close()
+    return root
+

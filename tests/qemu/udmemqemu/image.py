@@ -9,6 +9,7 @@ import subprocess
 
 from . import boards, pyroot
 from .config import QEMU_DIR, TOP
+from .fetch import guest_debs
 from .parse import BENIGN_FILE, PEER_FILE, REPORTS_FILE, alternation
 from .pyroot import guest_top
 from .qemu import qemu_cmd
@@ -96,6 +97,7 @@ def make_initramfs(conf, state, bdir, suites):
         seen.add(m)
         if copy_distro_module(state, m, kmods):
             todo += module_depends(os.path.join(kmods, m + ".ko"))
+    _stage_debs(conf, os.path.join(stage, "udmem", "debs"))
     if conf.mode == "host9p":
         kmods = os.path.join(stage, "udmem", "host9p-modules")
         os.makedirs(kmods)
@@ -117,6 +119,33 @@ def make_initramfs(conf, state, bdir, suites):
     if conf.python_root:
         _prepend_python_root(conf, bdir, out)
     return out
+
+
+def _stage_debs(conf, dest):
+    """The programs of the target's guest_debs, their libc and /udmem/debs/run."""
+    root = guest_debs(conf)
+    if not root:
+        return
+    for sub in ("bin", "lib"):
+        os.makedirs(os.path.join(dest, sub))
+    for p in glob.glob(os.path.join(root, "usr", "bin", "*")) + \
+            glob.glob(os.path.join(root, "usr", "sbin", "*")):
+        if os.path.isfile(p):
+            shutil.copy(p, os.path.join(dest, "bin"))
+    loaders = sorted(glob.glob(os.path.join(root, "lib*", "**", "ld-linux*.so.*"),
+                               recursive=True) +
+                     glob.glob(os.path.join(root, "usr", "lib*", "**", "ld-linux*.so.*"),
+                               recursive=True))
+    libcs = glob.glob(os.path.join(root, "**", "libc.so.6"), recursive=True)
+    if not loaders or not libcs:
+        raise RuntimeError(f"guest_debs of {conf.name}: no loader or libc.so.6 in libc6")
+    shutil.copy(loaders[0], os.path.join(dest, "ld.so"))
+    shutil.copy(libcs[0], os.path.join(dest, "lib", "libc.so.6"))
+    with open(os.path.join(dest, "run"), "w") as f:
+        f.write('#!/bin/sh\n# run PROGRAM ARGS...: a program of the guest_debs, with their libc.\n'
+                'p=$1\nshift\nexec /udmem/debs/ld.so --library-path /udmem/debs/lib '
+                '"/udmem/debs/bin/$p" "$@"\n')
+    os.chmod(os.path.join(dest, "run"), 0o755)
 
 
 # Not needed to run python3 and numpy: left out of the board's initramfs, which
