@@ -98,6 +98,12 @@ udmem_of_pdev() {
 		END { exit !found }'
 }
 
+# udmem_seed: a fuzzing seed below 10^9+7 from the kernel's entropy pool
+# (a guest's clock may start at 1970, so the time repeats between boots).
+udmem_seed() {
+	echo $(($(od -An -N4 -tu4 /dev/urandom) % 1000000007))
+}
+
 # udmem_pci_dev VENDOR DEVICE: print the sysfs path of the first matching PCI device.
 udmem_pci_dev() {
 	for _d in /sys/bus/pci/devices/*; do

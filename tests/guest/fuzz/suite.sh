@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # fuzz: the structure-aware fuzzer of fuzz.c (what it generates and checks
 # is said there) over u-dma-buf, its manager and a uiomem region, for
-# FUZZ_OPS operations (default 5000) from FUZZ_SEED (default: from the
-# clock; always printed).  Then a check that the fuzzer can fail: its
+# FUZZ_OPS operations (default 5000) from FUZZ_SEED (default: from
+# /dev/urandom; always printed).  Then a check that the fuzzer can fail: its
 # invariant check, given a shadow that differs from the buffer, must report
 # the seed and the operation, and the buffer that test leaves must be
 # removed for it.
@@ -19,7 +19,7 @@ fz_unload() {
 }
 
 if [ -z "$FUZZ_SEED" ]; then
-	FUZZ_SEED=$(($(date +%s) % 1000000007))
+	FUZZ_SEED=$(udmem_seed)
 fi
 FUZZ_OPS=${FUZZ_OPS:-5000}
 export FUZZ_SEED FUZZ_OPS

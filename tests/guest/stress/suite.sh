@@ -9,7 +9,7 @@
 # Environment (the kernel passes NAME=VALUE words of its command line to
 # /init, so `tests/qemu/udmem-qemu run T --suite stress --append "..."`
 # sets them):
-#   STRESS_SEED               seed (default: from the clock); always printed
+#   STRESS_SEED               seed (default: from /dev/urandom); always printed
 #   STRESS_SECONDS=10         fuzz time per driver (at most 90)
 #   STRESS_THREADS=3          fuzz threads per driver (1..8)
 #   STRESS_CREATE_CYCLES=300  manager create/delete cycles
@@ -61,7 +61,7 @@ st_ivshmem_bar() {
 }
 
 if [ -z "$STRESS_SEED" ]; then
-	STRESS_SEED=$(($(date +%s) % 1000000007))
+	STRESS_SEED=$(udmem_seed)
 fi
 STRESS_SECONDS=${STRESS_SECONDS:-10}
 STRESS_THREADS=${STRESS_THREADS:-3}

@@ -4,7 +4,7 @@
 # buffers of every sync and mmap mode, the manager, a uiomem region.  It
 # opens them with random flags and calls ioctl, mmap, read, write and their
 # kin on them with random arguments, from two children, for TRINITY_OPS
-# calls (default 5000) from TRINITY_SEED (default: from the clock; always
+# calls (default 5000) from TRINITY_SEED (default: from /dev/urandom; always
 # printed).  Passes when trinity finishes its calls, the kernel is not
 # tainted, the kernel log is clean (the harness's check) and every module
 # unloads after it: no reference left behind.
@@ -22,7 +22,7 @@ if [ ! -x /udmem/debs/bin/trinity ]; then
 	tap_skip run "no trinity in this guest: the debug targets run it (their guest_debs name it)"
 	return 0
 fi
-TRINITY_SEED=${TRINITY_SEED:-$(($(date +%s) % 1000000007))}
+TRINITY_SEED=${TRINITY_SEED:-$(udmem_seed)}
 TRINITY_OPS=${TRINITY_OPS:-5000}
 echo "# trinity: seed $TRINITY_SEED, $TRINITY_OPS calls; replay: --append \"TRINITY_SEED=$TRINITY_SEED\""
 
