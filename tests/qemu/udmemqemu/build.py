@@ -33,7 +33,7 @@ def build(conf, state, results):
         run(["rsync", "-rlp", "--checksum", "--delete"] +
             [f"--exclude={p}" for p in ("*.o", "*.ko", "*.mod", "*.mod.c", ".*.cmd",
                                         "*.a", "modules.order", "Module.symvers",
-                                        ".tmp_versions")] +
+                                        ".tmp_versions", "*.gcno", "*.gcda")] +
             [os.path.join(TOP, sub) + "/", dst + "/"])
     mods = os.path.join(bdir, "modules")
     if os.path.exists(mods):
@@ -80,7 +80,8 @@ def build(conf, state, results):
             kos = glob.glob(os.path.join(src, "kernel", "**", "*.ko"), recursive=True) + \
                 glob.glob(os.path.join(src, "tests", "kmod", "*.ko"))
             if all(r[0] == "ok" for r in results[start:]):
-                cached.store(kos)
+                cached.store(kos, os.path.join(src, "kernel"))
+        cached.restore_notes(os.path.join(src, "kernel"))
         for ko in kos:
             shutil.copy(ko, mods)
     if conf.board:
@@ -205,12 +206,28 @@ class _CachedModules:
         self.kos = sorted(glob.glob(os.path.join(folder, "*.ko"))) \
             if os.path.exists(os.path.join(folder, "complete")) else []
 
-    def store(self, kos):
+    def store(self, kos, kernel_dir):
         shutil.rmtree(self.folder, ignore_errors=True)
         os.makedirs(self.folder)
         for ko in kos:
             shutil.copy(ko, self.folder)
+        # gcov's notes of a coverage build: the counts the guest brings back
+        # are read against them, and they must be those of these very .ko.
+        for gcno in glob.glob(os.path.join(kernel_dir, "**", "*.gcno"), recursive=True):
+            dst = os.path.join(self.folder, "gcno", os.path.relpath(gcno, kernel_dir))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(gcno, dst)
         open(os.path.join(self.folder, "complete"), "w").close()
+
+    def restore_notes(self, kernel_dir):
+        """Put the cached modules' gcov notes back beside their sources."""
+        for old in glob.glob(os.path.join(kernel_dir, "**", "*.gc[dn][ao]"), recursive=True):
+            os.remove(old)
+        notes = os.path.join(self.folder, "gcno")
+        for gcno in glob.glob(os.path.join(notes, "**", "*.gcno"), recursive=True):
+            dst = os.path.join(kernel_dir, os.path.relpath(gcno, notes))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(gcno, dst)
 
 
 @functools.cache

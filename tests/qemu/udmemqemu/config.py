@@ -215,6 +215,12 @@ class Target:
         "$UDMEM_CACHE/debug).  Its bzImage/Image is booted, its build tree is "
         "KERNEL_SRC and its modules are the guest_kmods; the Debian fetch still gives "
         "busybox.  Empty: Debian's packaged kernel.", "")
+    coverage: int = _key(
+        "Percent: build the project's modules (kernel/) with gcov profiling (the kernel "
+        "needs CONFIG_GCOV_KERNEL: the debug kernels have it), bring the guest's counts "
+        "back after the suites and print line and branch coverage of kernel/ "
+        "(tests/qemu/udmemqemu/coverage.py); the run fails when line coverage is below "
+        "this figure.  0: no coverage.", 0)
     default_run: bool = _key("`no`: `udmem-qemu test` (and `make test`) runs the target "
                              "only when --targets (TARGETS=) names it.", True)
 

@@ -190,6 +190,8 @@ def kmake_args(conf, state):
     if conf.cross_compile:
         args.append(f"CROSS_COMPILE={conf.cross_compile}")
     args += list(conf.kmake)
+    if conf.coverage:
+        args.append("UDMEM_COVERAGE=1")
     return args
 
 

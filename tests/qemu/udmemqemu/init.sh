@@ -174,6 +174,21 @@ if [ -r $dmaapi/error_count ]; then
         echo "ok - kernel/dma-api-debug-clean"
     fi
 fi
+# Coverage (a target's `coverage` key builds our modules with gcov profiling):
+# the counts the kernel keeps of every module, unloaded ones too, copied out
+# (debugfs files show size 0 to tar) and printed as one base64 block, each
+# line a comment for the parsers.
+if [ -d /sys/kernel/debug/gcov ]; then
+    rm -rf /tmp/gcov
+    mkdir /tmp/gcov
+    (cd /sys/kernel/debug/gcov && find . -name '*.gcda') | while read -r f; do
+        mkdir -p "/tmp/gcov/${f%/*}"
+        cat "/sys/kernel/debug/gcov/$f" > "/tmp/gcov/$f"
+    done
+    echo "@@GCOV-BEGIN $(find /tmp/gcov -name '*.gcda' | wc -l) files"
+    (cd /tmp/gcov && tar cf - . | gzip -9 | base64 | sed 's/^/#gcov /')
+    echo "@@GCOV-END"
+fi
 echo "@@END"
 sync
 # A board the kernel cannot power off resets itself (udmemqemu/boards.py).

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import time
 
+from . import coverage
 from .apt import ArchiveMissing, index_failure
 from .boot import boot
 from .build import build
@@ -90,6 +91,8 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         build(conf, state, results)
     # A build-only target (boot = no): the modules and programs must build warning-free.
     if conf.boot:
+        # Coverage is judged against the target's floor on its whole run only.
+        chosen = bool(suites)
         if not suites and conf.guest_suites:
             # A board target runs its own suites; the rest are counted skips.
             suites = [s for s in list_suites(conf) if s in conf.guest_suites]
@@ -119,6 +122,8 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
             first = []
             boot(conf, state, bdir, suites, first, timeout, logpath, append, icount)
         results += first
+        if conf.coverage:
+            results += coverage.report(conf, bdir, logpath, 0 if chosen else conf.coverage)
     return [(v, f"{name}:{t}", why) for v, t, why in results], time.time() - t0
 
 
