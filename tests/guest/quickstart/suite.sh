@@ -8,7 +8,10 @@
 #   with a Python root over 9p (x86_64-python), the same round in Python,
 #   python/examples/quickstart_uio.py;
 # - on a board target the SoC's DMA engine (zynqmp_dma, PL330, PDMA)
-#   through the test peer, the buffers bound to the engine.
+#   through the test peer, the buffers bound to the engine;
+# - the engine's own kernel driver through u-dma-chan (quickstart-chan.c),
+#   which does the syncs: a board's engine, or on PCI targets the test
+#   provider over the second edu device.
 # A guest with neither is one SKIP each.
 
 # shellcheck disable=SC2154 # udmem_board_*: set by lib.sh's udmem_board_* helpers
@@ -106,4 +109,38 @@ else
 	fi
 	udmem_board_unload
 fi
+
+# ---- the same round through u-dma-chan: the engine's own kernel driver,
+# the syncs done by the module (a board's engine, or the test provider over
+# the second edu device on PCI targets)
+qs_prov=
+if [ -z "$(ls /sys/class/dma 2>/dev/null)" ] && [ -f /udmem/modules/udmem-edu-dma.ko ] &&
+	[ -e /sys/bus/pci/devices/0000:00:10.0 ] && udmem_insmod udmem-edu-dma; then
+	qs_prov=udmem-edu-dma
+fi
+if [ ! -f /udmem/modules/u-dma-chan.ko ]; then
+	tap_skip chan-round "u-dma-chan is not built for this kernel (it needs sync_file, DMA-BUF and dmaengine)"
+elif [ -z "$(ls /sys/class/dma 2>/dev/null)" ]; then
+	tap_skip chan-round "no dmaengine channel in this guest (board targets and PCI targets have one)"
+elif ! udmem_insmod u-dma-buf udmabuf0=0x10000 udmabuf1=0x10000; then
+	tap_fail chan-round "insmod u-dma-buf failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+else
+	if ! udmem_insmod u-dma-chan memcpy=qs-chan; then
+		tap_fail chan-round "insmod u-dma-chan memcpy=qs-chan failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	elif [ ! -e /dev/qs-chan ]; then
+		tap_skip chan-round "no channel here can copy memory (DMA_MEMCPY)"
+		udmem_rmmod u-dma-chan
+	else
+		echo "# chan-round: $(cat /sys/class/u-dma-chan/qs-chan/channel) of $(cat /sys/class/u-dma-chan/qs-chan/device)"
+		if qs_out=$(quickstart-chan udmabuf0 udmabuf1 qs-chan 2>&1); then
+			tap_ok chan-round
+		else
+			tap_fail chan-round "$(echo "$qs_out" | tail -n 2 | tr '\n' ' ')"
+		fi
+		echo "$qs_out" | sed 's/^/# chan-round: /'
+		udmem_rmmod u-dma-chan
+	fi
+	udmem_rmmod u-dma-buf
+fi
+[ -n "$qs_prov" ] && udmem_rmmod "$qs_prov"
 udmem_board_unload_engines
