@@ -12,6 +12,60 @@ bench_field() {
 	echo "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
 }
 
+# bench_enqueue_check: the enqueue records of $bench_buf in $BENCH_OUT.
+bench_enqueue_check() {
+	_recs=$(grep "\"type\":\"enqueue\",\"target\":\"$bench_buf\"" "$BENCH_OUT")
+	_ours=$(echo "$_recs" | grep -c '"exporter":"u-dma-buf"')
+	_theirs=$(echo "$_recs" | grep -c '"exporter":"udmabuf"')
+	if [ "$_ours" -ge 3 ] && [ "$_ours" = "$_theirs" ]; then
+		tap_ok enqueue-sizes-recorded
+	else
+		tap_fail enqueue-sizes-recorded "$_ours u-dma-buf and $_theirs udmabuf records (want >= 3 each)"
+		return
+	fi
+	_bad=""
+	_uncounted=""
+	_rows=$(echo "$_recs" | tr ' ' '_')
+	for _r in $_rows; do
+		_e=$(bench_field "$_r" exporter)
+		_sg=$(bench_field "$_r" sg_entries)
+		_ops=$(bench_field "$_r" cache_ops)
+		_map=$(bench_field "$_r" cache_ops_map)
+		_sync=$(bench_field "$_r" cache_ops_sync)
+		_pages=$(bench_field "$_r" pages)
+		_coh=$(bench_field "$_r" coherent)
+		echo "# enqueue $_e size=$(bench_field "$_r" size) pages=$_pages sg=$_sg ops=$_ops=$_map+$_sync ($(bench_field "$_r" cache_ops_source)) coherent=$_coh us=$(bench_field "$_r" median) clock=$(bench_field "$_r" clock)"
+		case $_ops in
+		''|null) _uncounted="$_uncounted $_e/$_pages"; continue ;;
+		esac
+		if [ "$_e" = u-dma-buf ]; then
+			[ "$_sg" = 1 ] || _bad="$_bad $_e/$_pages:sg=$_sg"
+			if [ "$_coh" = true ]; then
+				[ "$_ops" = 0 ] || _bad="$_bad $_e/$_pages:ops=$_ops(coherent)"
+			elif [ "$_ops" -lt 1 ] || [ "$_map" -gt 2 ] || [ "$_sync" -gt 2 ]; then
+				_bad="$_bad $_e/$_pages:ops=$_map+$_sync"
+			fi
+		else
+			[ "$_sg" -ge "$_pages" ] || _bad="$_bad $_e/$_pages:sg=$_sg"
+			if [ "$_coh" = true ]; then
+				[ "$_ops" = 0 ] || _bad="$_bad $_e/$_pages:ops=$_ops(coherent)"
+			elif [ "$_sync" -lt "$_pages" ]; then
+				_bad="$_bad $_e/$_pages:sync-ops=$_sync"
+			fi
+		fi
+	done
+	if [ -n "$_uncounted" ]; then
+		tap_fail enqueue-cache-ops-counted "no count for$_uncounted"
+	else
+		tap_ok enqueue-cache-ops-counted
+	fi
+	if [ -z "$_bad" ]; then
+		tap_ok enqueue-export-one-entry-udmabuf-one-per-page
+	else
+		tap_fail enqueue-export-one-entry-udmabuf-one-per-page "$_bad"
+	fi
+}
+
 # The buffer: 32 MiB when the kernel has CMA for it, else 4 MiB (x86 has none).
 bench_buf=""
 if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
@@ -96,7 +150,7 @@ else
 	udmem bench --report "$BENCH_OUT" | sed 's/^/# /'
 
 	# Well formed: one flat object per line, a known type first.
-	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
+	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|enqueue\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
 	if [ "$bad" = 0 ] && [ -s "$BENCH_OUT" ]; then
 		tap_ok json-lines-well-formed
 	else
@@ -137,7 +191,8 @@ else
 		n=$(grep -c "\"type\":\"bw\",\"target\":\"$t\"" "$BENCH_OUT")
 		# the matrix's skips (an access mode the target lacks), not the DMA-BUF ones
 		skips=$(grep "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT" |
-			grep -v '"test":"dmabuf' | grep -c -v '"test":"memtype"')
+			grep -v '"test":"dmabuf' | grep -v '"test":"enqueue' |
+			grep -c -v '"test":"memtype"')
 		case $t in
 		anon) want=$((4 * sizes - 2 * skips)) ;;
 		*) want=$((16 - 4 * skips)) ;;
@@ -204,6 +259,22 @@ else
 		[0-9]*) tap_ok dmabuf-udmabuf-sync-ratio ;;
 		*) tap_fail dmabuf-udmabuf-sync-ratio "ratio '$r' in: $theirs" ;;
 		esac
+	fi
+	# Per enqueue (the importer's map and unmap, the CPU's sync pair), every
+	# size: our export is one entry and at most one operation each way;
+	# mainline udmabuf is one entry per page and its sync at least one
+	# operation per page on a non-coherent device (seed 004's finding), none
+	# on a coherent one; the operations are counted, not assumed.
+	if [ -z "$bench_buf" ]; then
+		:
+	elif [ ! -e /dev/udmabuf ] || [ -z "$bench_imp" ]; then
+		if grep -q "\"type\":\"skip\",\"target\":\"$bench_buf\",\"test\":\"enqueue" "$BENCH_OUT"; then
+			tap_skip enqueue "$(bench_field "$(grep "\"test\":\"enqueue" "$BENCH_OUT" | head -n 1)" reason)"
+		else
+			tap_fail enqueue "no /dev/udmabuf or importer, and no skip record for the sweep"
+		fi
+	else
+		bench_enqueue_check
 	fi
 	# The memory type of each mapping, from the page tables (the memtype
 	# suite asserts the table; here: the bench reports one per mapping).
