@@ -369,7 +369,7 @@ def plot_enqueue(recs, out, head, emulated):
         if col in (1, 2):
             ax.plot(sizes, [s / 4096 * (col) for s in sizes], color="grey",
                     linestyle=":", label="one per 4 KiB page" if col == 1
-                    else "two per 4 KiB page (map + unmap)")
+                    else "two per 4 KiB page (one each way)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(size_fmt)
