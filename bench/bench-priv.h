@@ -172,6 +172,10 @@ struct bench_rec {
 	double us_per_mib;	/* enqueue */
 	double ops_map;		/* enqueue: the importer's map and unmap */
 	double ops_sync;	/* enqueue: the CPU's sync pair */
+	double batch;		/* dma: transfers per submit */
+	double submit;		/* dma: us per SUBMIT */
+	double cpu_copy;	/* dma: us per CPU copy */
+	bool verified;		/* dma */
 	char clock[8];		/* enqueue: "icount" or "wall" */
 	double pages;
 	char exporter[16];
@@ -270,6 +274,9 @@ void bench_memtype(struct bench_ctx *c, const struct bench_target *t);
 void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t);
 int bench_mainline_udmabuf(uint64_t len, int *mfd);
 int bench_parent(const struct bench_target *t, char *out, size_t len);
+
+/* dmachan.c */
+int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v, int n);
 
 /* enqueue.c */
 void bench_enqueue(struct bench_ctx *c, const struct bench_target *t);

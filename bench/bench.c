@@ -59,6 +59,8 @@ static void bench_usage(FILE *f)
 	      "  -q, --quick        3 runs, at most 1 MiB per pass\n"
 	      "      --enqueue      only the DMA-BUF enqueue sweep, on the first buffer\n"
 	      "      --icount       time counts instructions (QEMU -icount): say so\n"
+	      "      --dma CHAN     only copies through u-dma-chan channel CHAN between\n"
+	      "                     the first two buffers, beside a CPU copy\n"
 	      "  -j, --json         JSON lines on stdout instead of the table\n"
 	      "      --quiet        no progress lines on stderr\n"
 	      "      --report FILE  print the table of a recorded --json run\n"
@@ -208,12 +210,13 @@ int udmem_bench_main(int argc, char **argv)
 		{ "compare", no_argument, NULL, 'C' },
 		{ "enqueue", no_argument, NULL, 'E' },
 		{ "icount", no_argument, NULL, 'I' },
+		{ "dma", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bench_ctx c = { .opt = { .runs = 0 }, .anon_fd = -1 };
 	struct bench_target *targets = NULL;
-	const char *report = NULL, *term;
+	const char *report = NULL, *dma = NULL, *term;
 	bool compare = false;
 	char *buf = NULL;
 	size_t len = 0;
@@ -254,6 +257,9 @@ int udmem_bench_main(int argc, char **argv)
 			break;
 		case 'I':
 			c.opt.icount = true;
+			break;
+		case 'D':
+			dma = optarg;
 			break;
 		case 'R':
 			report = optarg;
@@ -299,8 +305,12 @@ int udmem_bench_main(int argc, char **argv)
 			return 1;
 		}
 	}
-	err = c.opt.enqueue_only ? bench_run_enqueue(&c, targets, n) :
-	      bench_run_all(&c, targets, n);
+	if (dma)
+		err = bench_dma_run(&c, dma, targets, n);
+	else if (c.opt.enqueue_only)
+		err = bench_run_enqueue(&c, targets, n);
+	else
+		err = bench_run_all(&c, targets, n);
 	if (!c.opt.json) {
 		struct bench_run run;
 

@@ -30,6 +30,10 @@ static const char bench_title_enqueue[] =
 	"start+end around reading it; sg = entries of the importer's mapping; cache ops of one\n"
 	"enqueue = map + sync (kprobe: counted hits of arch_sync_dma_for_device/_for_cpu;\n"
 	"coherent: none to do); time of one enqueue, and per MiB of the block\n";
+static const char bench_title_dma[] =
+	"\nDMA channel copies (u-dma-chan) beside a CPU copy of the same size: per transfer, the\n"
+	"SUBMIT ioctl and the time from it to WAIT's return, 2 system calls per batch; under\n"
+	"emulation the engine's time is the emulator's: read the counts and ratios\n";
 static const char bench_note_icount[] =
 	"time: instruction-counted (QEMU -icount shift=0: 1 us = 1000 guest instructions)\n";
 static const char bench_note_wall[] =
@@ -371,6 +375,30 @@ static void bench_table_enqueue(FILE *f, const struct bench_run *run)
 	}
 }
 
+static void bench_table_dma(FILE *f, const struct bench_run *run)
+{
+	char size[32];
+	int i, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "dma"))
+			continue;
+		if (!n++) {
+			fputs(bench_title_dma, f);
+			fputs(strcmp(r->clock, "icount") ? bench_note_wall : bench_note_icount, f);
+			fprintf(f, "%-14s %-8s %-6s %-9s %-12s %-14s %-12s %-10s %s\n",
+				"channel", "size", "batch", "syscalls", "submit us", "complete us",
+				"cpu copy us", "ratio", "verified");
+		}
+		fprintf(f, "%-14s %-8s %-6.0f %-9.2f %-12.1f %-14.1f %-12.2f %-10.1f %s\n",
+			r->target, bench_size_str(r->size, size, sizeof(size)), r->batch,
+			r->syscalls, r->submit, r->median, r->cpu_copy, r->ratio,
+			r->verified ? "yes" : "NO");
+	}
+}
+
 void bench_table_print(FILE *f, const struct bench_run *run)
 {
 	int i, errors = 0;
@@ -391,6 +419,7 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 	bench_table_memtype(f, run);
 	bench_table_dmabuf(f, run);
 	bench_table_enqueue(f, run);
+	bench_table_dma(f, run);
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];
 

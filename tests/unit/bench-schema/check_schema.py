@@ -335,6 +335,25 @@ def main():
             raise Invalid(f"--report's enqueue row of the export: {line!r}")
     ok &= run_case("enqueue-records-valid-and-reported", enqueue_records)
 
+    def dma_records():
+        """The DMA channel's records are valid, a wrong op is refused, and
+        --report renders the table with per-transfer system calls and ratio."""
+        rows = [{"type": "dma", "target": "anon", "channel": "dma1chan0",
+                 "device": "0000:00:10.0", "op": "memcpy", "size": 4096, "batch": b,
+                 "runs": 2, "syscalls_per_transfer": 2 / b, "clock": "wall", "unit": "us",
+                 "submit": 30.0, "median": us, "min": us, "max": us, "cpu_copy": 2.0,
+                 "ratio": us / 2.0, "verified": True}
+                for b, us in ((1, 200000.0), (4, 190000.0))]
+        out = added_records(rows, "op", "dev_to_mem", "an unknown op")
+        lines = out.splitlines()
+        if not any(ln.startswith("time: not instruction-counted") for ln in lines):
+            raise Invalid("--report does not say the DMA times are wall clock")
+        row = next((ln.split() for ln in lines if ln.startswith("anon ")
+                    and ln.split()[3:4] == ["4"]), [])
+        if row[3:6] != ["4", "0.50", "30.0"] or row[-2:] != ["95000.0", "yes"]:
+            raise Invalid(f"--report's DMA row of the batch: {row!r}")
+    ok &= run_case("dma-records-valid-and-reported", dma_records)
+
     def memtype_records():
         """The memory-type records (as the arm64 guest printed them) are valid,
         a wrong one is refused, and --report puts a target's mappings on one line."""
