@@ -5,7 +5,8 @@
 # `udmem bench` there (tests/guest/demo), print its table and the figures
 # of our CPU-access program (mmap against read()/write(), sync on and off),
 # then the DMA-BUF enqueue sweep (a u-dma-buf export against mainline
-# udmabuf, 4 KiB to 64 MiB: entries, counted cache operations, time), and
+# udmabuf, 4 KiB to 64 MiB: entries, counted cache operations, time), then
+# copies through a DMA channel beside a CPU copy (udmem bench --dma), and
 # draw the charts into results/<timestamp>/.  Debian's 6.12 is the first of
 # the kernels we test with mainline udmabuf built in (CONFIG_UDMABUF) and
 # with the IIO and FunctionFS DMA-BUF interfaces; arm64's device tree gives
@@ -59,6 +60,8 @@ tr -d '\r' < "$LOG" | sed -n 's/^@@ACCESS \{0,1\}//p' > "$RESULTS/cpu-access.txt
 tr -d '\r' < "$LOG" | sed -n 's/^@@SEED000 \{0,1\}//p' > "$RESULTS/seed000.txt"
 tr -d '\r' < "$LOG" | sed -n 's/^.*@@ENQ //p' > "$RESULTS/enqueue.jsonl"
 tr -d '\r' < "$LOG" | sed -n 's/^@@ENQTABLE \{0,1\}//p' > "$RESULTS/enqueue-table.txt"
+tr -d '\r' < "$LOG" | sed -n 's/^.*@@DMA //p' > "$RESULTS/dma.jsonl"
+tr -d '\r' < "$LOG" | sed -n 's/^@@DMATABLE \{0,1\}//p' > "$RESULTS/dma-table.txt"
 [ -s "$RESULTS/seed000.txt" ] || rm -f "$RESULTS/seed000.txt"
 cp "$LOG" "$RESULTS/console.log"
 
@@ -91,6 +94,11 @@ if [ -s "$RESULTS/enqueue-table.txt" ]; then
 	echo
 	echo "DMA-BUF enqueue sweep on a buffer of its own (udmem bench --enqueue):"
 	sed -n '/^DMA-BUF per enqueue/,$p' "$RESULTS/enqueue-table.txt"
+fi
+if [ -s "$RESULTS/dma-table.txt" ]; then
+	echo
+	echo "Copies through a DMA channel (udmem bench --dma, the edu test provider):"
+	sed -n '/^DMA channel/,$p' "$RESULTS/dma-table.txt"
 fi
 
 python3 bench/plot.py "$RESULTS/bench.jsonl" --out "$RESULTS" ${note:+--note "$note"} > /dev/null

@@ -6,8 +6,10 @@
 # "@@TABLE ", our CPU-access program's timings prefixed "@@ACCESS " (and
 # the seed document's own program prefixed "@@SEED000 " when the harness
 # built it), and the DMA-BUF enqueue sweep (a 64 MiB buffer's export against
-# mainline udmabuf, 4 KiB to 64 MiB) prefixed "@@ENQ " and "@@ENQTABLE ";
-# scripts/demo.sh picks them out of the console log.
+# mainline udmabuf, 4 KiB to 64 MiB) prefixed "@@ENQ " and "@@ENQTABLE ",
+# and copies through a DMA channel beside a CPU copy (udmem bench --dma on
+# the edu provider) prefixed "@@DMA " and "@@DMATABLE "; scripts/demo.sh
+# picks them out of the console log.
 
 DEMO_OUT=/tmp/demo.jsonl
 DEMO_RUNS=${DEMO_RUNS:-5}
@@ -164,6 +166,31 @@ else
 		tap_fail enqueue-records "no enqueue record"
 	fi
 	echo "delete udmabuf-enq" > /dev/u-dma-buf-mgr
+fi
+
+# Copies through u-dma-chan on the test provider over the second edu
+# device, between two buffers of the manager, beside a CPU copy.
+if [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -f /udmem/modules/u-dma-chan.ko ] ||
+   [ ! -e /sys/bus/pci/devices/0000:00:10.0 ] || [ ! -e /dev/u-dma-buf-mgr ]; then
+	tap_skip dma-run "no edu DMA provider (PCI, the second edu device) or no u-dma-chan"
+elif udmem_insmod udmem-edu-dma && demo_loaded="udmem-edu-dma $demo_loaded" &&
+     udmem_insmod u-dma-chan memcpy=demo-dma0 && demo_loaded="u-dma-chan $demo_loaded" &&
+     [ -e /dev/demo-dma0 ] &&
+     echo "create udmabuf-dma-src 0x10000" > /dev/u-dma-buf-mgr &&
+     echo "create udmabuf-dma-dst 0x10000" > /dev/u-dma-buf-mgr; then
+	# shellcheck disable=SC2086
+	if udmem bench --dma demo-dma0 --json --runs 3 $demo_icount udmabuf-dma-src \
+	   udmabuf-dma-dst > "$DEMO_OUT"; then
+		tap_ok dma-run
+	else
+		tap_fail dma-run "udmem bench --dma exited $?"
+	fi
+	sed 's/^/@@DMA /' "$DEMO_OUT"
+	udmem bench --report "$DEMO_OUT" | sed 's/^/@@DMATABLE /'
+	echo "delete udmabuf-dma-src" > /dev/u-dma-buf-mgr
+	echo "delete udmabuf-dma-dst" > /dev/u-dma-buf-mgr
+else
+	tap_fail dma-run "no channel or buffers for the copies: $(dmesg | tail -n 2 | tr '\n' ' ')"
 fi
 
 rm -f "$DEMO_OUT"
