@@ -396,8 +396,8 @@ out:
 }
 
 /*
- * The sweep over the buffer t: 4 KiB up by fours to 64 MiB (--quick: by
- * sixteens to 1 MiB), at most the buffer's size.
+ * The sweep over the buffer t: 4 KiB (or the page, when larger) up by fours
+ * to 64 MiB (--quick: by sixteens to 1 MiB), at most the buffer's size.
  */
 void bench_enqueue(struct bench_ctx *c, const struct bench_target *t)
 {
@@ -431,10 +431,8 @@ void bench_enqueue(struct bench_ctx *c, const struct bench_target *t)
 	bench_kp_setup(&kp);
 	if (!kp.dir[0])
 		fprintf(stderr, "udmem bench: cache operations not counted: %s\n", kp.why);
-	for (size = BENCH_ENQ_MIN; size <= max && !err;
-	     size *= c->opt.quick ? 16 : 4) {
-		if (size % page)
-			continue;
+	for (size = (uint64_t)page > BENCH_ENQ_MIN ? (uint64_t)page : BENCH_ENQ_MIN;
+	     size <= max && !err; size *= c->opt.quick ? 16 : 4) {
 		err = bench_enq_size(c, t, &kp, dev, size, page, runs);
 		if (err)
 			bench_emit_error(c, t->name, "enqueue", err, strerror(-err));
