@@ -274,7 +274,7 @@ fail:
 	c->dst = NULL;
 	if (access("/sys/module/dmatest", F_OK))
 		bench_emit_skip(c, chan, "dmatest",
-				"no dmatest in this kernel (CONFIG_DMATEST: the debug kernels)");
+				"dmatest is not loaded (no /sys/module/dmatest; CONFIG_DMATEST)");
 	else
 		bench_emit_skip(c, chan, "dmatest",
 				"dmatest needs the channel free; u-dma-chan holds it while the bench runs");
