@@ -65,6 +65,8 @@ struct bench_opts {
 	int runs;
 	uint64_t size;		/* 0: each target's whole size */
 	bool quick;
+	bool icount;		/* the caller says time counts instructions */
+	bool enqueue_only;	/* --enqueue: only the DMA-BUF enqueue sweep */
 	bool json;
 	bool quiet;
 	bool progress_tty;
@@ -166,7 +168,15 @@ struct bench_rec {
 	double minflt;
 	double pmd_entries;	/* touch: NaN when absent */
 	double pte_entries;
-	double sg_entries;	/* dmabuf: NaN when unknown */
+	double sg_entries;	/* dmabuf, enqueue: NaN when unknown */
+	double us_per_mib;	/* enqueue */
+	double ops_map;		/* enqueue: the importer's map and unmap */
+	double ops_sync;	/* enqueue: the CPU's sync pair */
+	double batch;		/* dma: transfers per submit */
+	double submit;		/* dma: us per SUBMIT */
+	double cpu_copy;	/* dma: us per CPU copy */
+	bool verified;		/* dma */
+	char clock[8];		/* enqueue: "icount" or "wall" */
 	double pages;
 	char exporter[16];
 	char sg_source[16];
@@ -259,6 +269,16 @@ void bench_sync_sweep(struct bench_ctx *c, const struct bench_target *t);
 void bench_memtype(struct bench_ctx *c, const struct bench_target *t);
 
 /* dmabuf.c */
+#define BENCH_IMPORTER		"/dev/udmem-dmabuf-importer"
+
 void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t);
+int bench_mainline_udmabuf(uint64_t len, int *mfd);
+int bench_parent(const struct bench_target *t, char *out, size_t len);
+
+/* dmachan.c */
+int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v, int n);
+
+/* enqueue.c */
+void bench_enqueue(struct bench_ctx *c, const struct bench_target *t);
 
 #endif /* UDMEM_BENCH_PRIV_H */

@@ -10,7 +10,8 @@
  * lines (--json) or a table rendered from them.
  *
  * This file parses the options and runs the targets in order; the
- * measurements (matrix.c, touch.c, memtype.c, sync-cost.c, dmabuf.c) write
+ * measurements (matrix.c, touch.c, memtype.c, sync-cost.c, dmabuf.c,
+ * enqueue.c) write
  * their records through emit.c, as this file does.
  */
 #include <errno.h>
@@ -49,12 +50,17 @@ static void bench_usage(FILE *f)
 	      "without syncs, cached, uncached and write-combine; first-touch page\n"
 	      "faults; sync cost against size and method; the first buffer's DMA-BUF\n"
 	      "export beside the kernel's udmabuf (memfd pages): scatterlist entries\n"
-	      "and DMA_BUF_IOCTL_SYNC cost.  NAME \"anon\" runs only the anonymous-\n"
-	      "memory reference.\n"
+	      "and DMA_BUF_IOCTL_SYNC cost; and per enqueue (an importer's map and\n"
+	      "unmap, 4 KiB to 64 MiB) its mapped entries, cache operations and time.\n"
+	      "NAME \"anon\" runs only the anonymous-memory reference.\n"
 	      "\n"
 	      "  -r, --runs N       runs per figure (median and spread), default 5\n"
 	      "  -s, --size BYTES   bytes per pass (K/M/G suffixes), default the whole buffer\n"
 	      "  -q, --quick        3 runs, at most 1 MiB per pass\n"
+	      "      --enqueue      only the DMA-BUF enqueue sweep, on the first buffer\n"
+	      "      --icount       time counts instructions (QEMU -icount): say so\n"
+	      "      --dma CHAN     only copies through u-dma-chan channel CHAN between\n"
+	      "                     the first two buffers, beside a CPU copy\n"
 	      "  -j, --json         JSON lines on stdout instead of the table\n"
 	      "      --quiet        no progress lines on stderr\n"
 	      "      --report FILE  print the table of a recorded --json run\n"
@@ -93,7 +99,25 @@ static const struct bench_target *bench_dmabuf_target(const struct bench_target 
  */
 static int bench_count_steps(const struct bench_target *v, int n)
 {
-	return 2 + n * (BENCH_ACCESS_COUNT + 2) + !!bench_dmabuf_target(v, n);
+	return 2 + n * (BENCH_ACCESS_COUNT + 2) + 2 * !!bench_dmabuf_target(v, n);
+}
+
+/* --enqueue: the target record and the sweep of the first buffer. */
+static int bench_run_enqueue(struct bench_ctx *c, struct bench_target *v, int n)
+{
+	const struct bench_target *t = bench_dmabuf_target(v, n);
+
+	c->steps = 1;
+	c->start = bench_now();
+	bench_emit_meta(c);
+	if (t) {
+		bench_emit_target(c, t, t->size);
+		bench_enqueue(c, t);
+	} else {
+		bench_emit_skip(c, "anon", "enqueue", "no u-dma-buf buffer with the ioctls");
+	}
+	bench_emit_end(c);
+	return c->out.errors ? -EIO : 0;
 }
 
 static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
@@ -160,8 +184,10 @@ static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
 		bench_sync_sweep(c, &v[i]);
 		bench_target_restore(&v[i]);
 	}
-	if (bench_dmabuf_target(v, n))
+	if (bench_dmabuf_target(v, n)) {
 		bench_dmabuf(c, bench_dmabuf_target(v, n));
+		bench_enqueue(c, bench_dmabuf_target(v, n));
+	}
 out:
 	bench_emit_end(c);
 	if (!c->opt.quiet && c->opt.progress_tty)
@@ -182,12 +208,15 @@ int udmem_bench_main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "compare", no_argument, NULL, 'C' },
+		{ "enqueue", no_argument, NULL, 'E' },
+		{ "icount", no_argument, NULL, 'I' },
+		{ "dma", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bench_ctx c = { .opt = { .runs = 0 }, .anon_fd = -1 };
 	struct bench_target *targets = NULL;
-	const char *report = NULL, *term;
+	const char *report = NULL, *dma = NULL, *term;
 	bool compare = false;
 	char *buf = NULL;
 	size_t len = 0;
@@ -222,6 +251,15 @@ int udmem_bench_main(int argc, char **argv)
 			break;
 		case 'Q':
 			c.opt.quiet = true;
+			break;
+		case 'E':
+			c.opt.enqueue_only = true;
+			break;
+		case 'I':
+			c.opt.icount = true;
+			break;
+		case 'D':
+			dma = optarg;
 			break;
 		case 'R':
 			report = optarg;
@@ -267,7 +305,12 @@ int udmem_bench_main(int argc, char **argv)
 			return 1;
 		}
 	}
-	err = bench_run_all(&c, targets, n);
+	if (dma)
+		err = bench_dma_run(&c, dma, targets, n);
+	else if (c.opt.enqueue_only)
+		err = bench_run_enqueue(&c, targets, n);
+	else
+		err = bench_run_all(&c, targets, n);
 	if (!c.opt.json) {
 		struct bench_run run;
 

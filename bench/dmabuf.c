@@ -34,7 +34,6 @@
 
 #define BENCH_DMABUF_SIZE	BENCH_MIB	/* at most: 256 pages of 4 KiB */
 #define BENCH_DMABUF_PAIRS	20		/* sync pairs per timed run */
-#define BENCH_IMPORTER		"/dev/udmem-dmabuf-importer"
 
 /* <linux/udmabuf.h>, which not every tool chain ships */
 struct bench_udmabuf_create {
@@ -57,7 +56,7 @@ struct bench_dmabuf {
 };
 
 /* A mainline udmabuf over a sealed memfd of len bytes, or -errno. */
-static int bench_mainline(uint64_t len, int *mfd)
+int bench_mainline_udmabuf(uint64_t len, int *mfd)
 {
 	struct bench_udmabuf_create cr = { .flags = BENCH_UDMABUF_CLOEXEC, .size = len };
 	int dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC), fd;
@@ -111,7 +110,7 @@ static long long bench_pagemap_runs(int mfd, uint64_t len, long page)
 }
 
 /* "bus/name" of the device a buffer hangs under, for the importer. */
-static int bench_parent(const struct bench_target *t, char *out, size_t len)
+int bench_parent(const struct bench_target *t, char *out, size_t len)
 {
 	char path[300], dev[PATH_MAX], bus[PATH_MAX];
 	const char *d, *b;
@@ -220,7 +219,7 @@ void bench_dmabuf(struct bench_ctx *c, const struct bench_target *t)
 		bench_emit_skip(c, t->name, "dmabuf", "buffer smaller than a page");
 		return;
 	}
-	d[1].fd = bench_mainline(size, &mfd);
+	d[1].fd = bench_mainline_udmabuf(size, &mfd);
 	if (d[1].fd < 0) {
 		snprintf(why, sizeof(why), "%s (%" PRIu64 " bytes): %s",
 			 "no mainline udmabuf to compare with (/dev/udmabuf, CONFIG_UDMABUF)",

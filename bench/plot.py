@@ -14,6 +14,10 @@ before the '{' of a record (the demo's "@@JSON "), are ignored.  Writes:
   sync-cost.png         time per sync and cache operations per sync against
                         the synced size, log axes
   first-touch.png       page faults to touch a fresh mapping once
+  enqueue.png           per DMA-BUF enqueue (an importer's map and unmap), a
+                        u-dma-buf export against mainline udmabuf, 4 KiB to
+                        64 MiB: mapped entries, counted cache operations and
+                        time (instruction-counted or not, as recorded)
 
 When the run was emulated (QEMU TCG) every chart says so: absolute MB/s
 mean nothing there; ratios, fault counts, syscalls and cache operations
@@ -325,6 +329,60 @@ def plot_touch(recs, out, head, emulated):
     return save(fig, out, "first-touch.png", head, emulated)
 
 
+def enqueue_series(recs):
+    """{exporter: [(size, sg_entries, cache_ops or None, median us)]} by size,
+    and the clock of the records ("icount", "wall" or None without any)."""
+    series, clock = {}, None
+    for r in recs:
+        if r.get("type") != "enqueue":
+            continue
+        clock = clock or r["clock"]
+        series.setdefault(r["exporter"], []).append(
+            (r["size"], r["sg_entries"], r["cache_ops"], r["median"]))
+    for rows in series.values():
+        rows.sort()
+    return series, clock
+
+
+def plot_enqueue(recs, out, head, emulated):
+    series, clock = enqueue_series(recs)
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2), constrained_layout=True)
+    colors = {"u-dma-buf": "#1f77b4", "udmabuf": "#d62728"}
+    labels = {"u-dma-buf": "u-dma-buf export (one range)",
+              "udmabuf": "mainline udmabuf (memfd pages)"}
+    sizes = sorted({row[0] for rows in series.values() for row in rows})
+    size_fmt = matplotlib.ticker.FuncFormatter(lambda v, _: human_size(int(v)))
+    timing = ("time per enqueue (us = 1000 instructions, icount)" if clock == "icount"
+              else "time per enqueue (us, not instruction-counted)")
+    panels = (("entries of the importer's mapping", 1),
+              ("cache operations per enqueue (counted)", 2),
+              (timing, 3))
+    for ax, (title, col) in zip(axes, panels):
+        for exporter, rows in sorted(series.items()):
+            pts = [(row[0], row[col]) for row in rows
+                   if row[col] is not None and row[col] > 0]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", color=colors.get(exporter, "grey"),
+                        label=labels.get(exporter, exporter))
+        if col in (1, 2):
+            ax.plot(sizes, [s / 4096 * (col) for s in sizes], color="grey",
+                    linestyle=":", label="one per 4 KiB page" if col == 1
+                    else "two per 4 KiB page (one each way)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(size_fmt)
+        ax.set_xlabel("DMA-BUF size (log scale)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    if not any(row[2] for rows in series.values() for row in rows):
+        axes[1].text(0.5, 0.5, "no cache operations counted\n(coherent device, or not counted)",
+                     ha="center", va="center", transform=axes[1].transAxes)
+    return save(fig, out, "enqueue.png", head, emulated)
+
+
 def main():
     ap = argparse.ArgumentParser(description="PNG charts of a udmem bench --json run")
     ap.add_argument("run", help="JSON lines of one run")
@@ -333,18 +391,21 @@ def main():
     args = ap.parse_args()
     recs = load(args.run)
     meta = next((r for r in recs if r.get("type") == "meta"), None)
-    if not any(r.get("type") == "bw" for r in recs):
-        print(f"plot.py: {args.run}: no bw records", file=sys.stderr)
+    if not any(r.get("type") in ("bw", "enqueue") for r in recs):
+        print(f"plot.py: {args.run}: no bw or enqueue records", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
     head, emulated = header(meta, args.note)
-    written = [
-        plot_throughput(recs, args.out, head, emulated, ratio=True),
-        plot_throughput(recs, args.out, head, emulated, ratio=False),
-        plot_mmap_vs_file(recs, args.out, head, emulated),
-        plot_sync(recs, args.out, head, emulated),
-        plot_touch(recs, args.out, head, emulated),
-    ]
+    written = []
+    if any(r.get("type") == "bw" for r in recs):
+        written += [
+            plot_throughput(recs, args.out, head, emulated, ratio=True),
+            plot_throughput(recs, args.out, head, emulated, ratio=False),
+            plot_mmap_vs_file(recs, args.out, head, emulated),
+            plot_sync(recs, args.out, head, emulated),
+            plot_touch(recs, args.out, head, emulated),
+        ]
+    written.append(plot_enqueue(recs, args.out, head, emulated))
     for path in written:
         if path:
             print(path)

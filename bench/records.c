@@ -158,11 +158,21 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->pte_entries = bench_json_num(line, "pte_entries");
 	r->sg_entries = bench_json_num(line, "sg_entries");
 	r->pages = bench_json_num(line, "pages");
+	r->us_per_mib = bench_json_num(line, "us_per_mib");
+	r->ops_map = bench_json_num(line, "cache_ops_map");
+	r->ops_sync = bench_json_num(line, "cache_ops_sync");
+	r->batch = bench_json_num(line, "batch");
+	r->submit = bench_json_num(line, "submit");
+	r->cpu_copy = bench_json_num(line, "cpu_copy");
+	r->verified = !bench_json_get(line, "verified", v, sizeof(v)) && !strcmp(v, "true");
+	bench_json_text(line, "clock", r->clock, sizeof(r->clock));
 	bench_json_text(line, "exporter", r->exporter, sizeof(r->exporter));
 	bench_json_text(line, "sg_source", r->sg_source, sizeof(r->sg_source));
 	bench_json_text(line, "mapping", r->mapping, sizeof(r->mapping));
 	bench_json_text(line, "memtype", r->memtype, sizeof(r->memtype));
 	r->syscalls = bench_json_num(line, "syscalls");
+	if (isnan(r->syscalls))
+		r->syscalls = bench_json_num(line, "syscalls_per_transfer");
 	r->cache_ops = bench_json_num(line, "cache_ops");
 	r->barriers = bench_json_num(line, "barriers");
 	bench_json_text(line, "cache_ops_source", r->ops_source,

@@ -24,6 +24,20 @@ static const char bench_title_dmabuf[] =
 	"DMA-BUF, median us (ratio to the u-dma-buf export); sg entries of the exporter's table\n"
 	"(importer: counted through the test importer; contiguous: one per GiB by construction;\n"
 	"pagemap: contiguous runs of the memfd's pages, a lower bound)\n";
+static const char bench_title_enqueue[] =
+	"\nDMA-BUF per enqueue, one block on its way: the importer's map and unmap (attached to\n"
+	"the buffer's own device, as IIO and FunctionFS attach) and the CPU's DMA_BUF_IOCTL_SYNC\n"
+	"start+end around reading it; sg = entries of the importer's mapping; cache ops of one\n"
+	"enqueue = map + sync (kprobe: counted hits of arch_sync_dma_for_device/_for_cpu;\n"
+	"coherent: none to do); time of one enqueue, and per MiB of the block\n";
+static const char bench_title_dma[] =
+	"\nDMA channel copies (u-dma-chan) beside a CPU copy of the same size: per transfer, the\n"
+	"SUBMIT ioctl and the time from it to WAIT's return, 2 system calls per batch; under\n"
+	"emulation the engine's time is the emulator's: read the counts and ratios\n";
+static const char bench_note_icount[] =
+	"time: instruction-counted (QEMU -icount shift=0: 1 us = 1000 guest instructions)\n";
+static const char bench_note_wall[] =
+	"time: not instruction-counted (wall clock)\n";
 static const char bench_note_emulated[] =
 	"EMULATED: this machine runs under QEMU without a cache model, so absolute MB/s\n"
 	"mean nothing here, nor do cached/uncached/write-combine differences (TCG ignores\n"
@@ -330,6 +344,61 @@ static void bench_table_dmabuf(FILE *f, const struct bench_run *run)
 	}
 }
 
+static void bench_table_enqueue(FILE *f, const struct bench_run *run)
+{
+	char size[32], ops[64], dev[48];
+	int i, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "enqueue"))
+			continue;
+		if (!n++) {
+			fputs(bench_title_enqueue, f);
+			fputs(strcmp(r->clock, "icount") ? bench_note_wall : bench_note_icount, f);
+			fprintf(f, "%-18s %-10s %-8s %-6s %-6s %-28s %-12s %-12s %s\n", "target",
+				"exporter", "size", "pages", "sg", "cache ops = map + sync",
+				"us/enqueue", "us/MiB", "ratio");
+		}
+		if (isnan(r->cache_ops))
+			snprintf(ops, sizeof(ops), "- (%s)", r->ops_source);
+		else if (isnan(r->ops_map) || isnan(r->ops_sync))
+			snprintf(ops, sizeof(ops), "%.0f (%s)", r->cache_ops, r->ops_source);
+		else
+			snprintf(ops, sizeof(ops), "%.0f = %.0f + %.0f (%s)", r->cache_ops,
+				 r->ops_map, r->ops_sync, r->ops_source);
+		snprintf(dev, sizeof(dev), "%.0f", r->sg_entries);
+		fprintf(f, "%-18s %-10s %-8s %-6.0f %-6s %-28s %-12.1f %-12.1f %.2f\n",
+			r->target, r->exporter, bench_size_str(r->size, size, sizeof(size)),
+			r->pages, dev, ops, r->median, r->us_per_mib, r->ratio);
+	}
+}
+
+static void bench_table_dma(FILE *f, const struct bench_run *run)
+{
+	char size[32];
+	int i, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "dma"))
+			continue;
+		if (!n++) {
+			fputs(bench_title_dma, f);
+			fputs(strcmp(r->clock, "icount") ? bench_note_wall : bench_note_icount, f);
+			fprintf(f, "%-14s %-8s %-6s %-9s %-12s %-14s %-12s %-10s %s\n",
+				"channel", "size", "batch", "syscalls", "submit us", "complete us",
+				"cpu copy us", "ratio", "verified");
+		}
+		fprintf(f, "%-14s %-8s %-6.0f %-9.2f %-12.1f %-14.1f %-12.2f %-10.1f %s\n",
+			r->target, bench_size_str(r->size, size, sizeof(size)), r->batch,
+			r->syscalls, r->submit, r->median, r->cpu_copy, r->ratio,
+			r->verified ? "yes" : "NO");
+	}
+}
+
 void bench_table_print(FILE *f, const struct bench_run *run)
 {
 	int i, errors = 0;
@@ -349,6 +418,8 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 	bench_table_sync(f, run);
 	bench_table_memtype(f, run);
 	bench_table_dmabuf(f, run);
+	bench_table_enqueue(f, run);
+	bench_table_dma(f, run);
 	for (i = 0; i < run->count; i++) {
 		const struct bench_rec *r = &run->recs[i];
 

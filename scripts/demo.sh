@@ -1,19 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-# demo.sh - what `make demo` runs: boot the arm64 guest whose device tree
+# demo.sh - what `make demo` runs: boot the arm64-6.12 guest whose device tree
 # carries seed 000's six buffers and a device-memory region, run
 # `udmem bench` there (tests/guest/demo), print its table and the figures
 # of our CPU-access program (mmap against read()/write(), sync on and off),
-# and draw the charts into results/<timestamp>/.  When seed 000's own
+# then the DMA-BUF enqueue sweep (a u-dma-buf export against mainline
+# udmabuf, 4 KiB to 64 MiB: entries, counted cache operations, time), then
+# copies through a DMA channel beside a CPU copy (udmem bench --dma), and
+# draw the charts into results/<timestamp>/.  Debian's 6.12 is the first of
+# the kernels we test with mainline udmabuf built in (CONFIG_UDMABUF) and
+# with the IIO and FunctionFS DMA-BUF interfaces; arm64's device tree gives
+# the non-coherent devices where cache maintenance shows.  When seed 000's own
 # program was extracted from its document (tests/guest/udmabuf-cpu-access/
 # extract-document-program.sh), it runs too (seed000.txt).
 #
 #   scripts/demo.sh [TARGET]        default $BOARD (make demo BOARD=zcu102), else
-#                                   arm64; DEMO_RUNS=N runs per figure
+#                                   arm64-6.12; DEMO_RUNS=N runs per figure
 set -eu
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${1:-${BOARD:-arm64}}
+TARGET=${1:-${BOARD:-arm64-6.12}}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RESULTS="$TOP/results/$STAMP"
 LOG="$TOP/build/demo/console.log"
@@ -30,16 +36,21 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
 		{ [ "$(id -u)" = 0 ] && apt-get install -y -q python3-matplotlib >/dev/null; }
 fi
 
-# Deterministic guest time (instruction counting) when the harness offers it.
+# Deterministic guest time (instruction counting) when the harness offers it;
+# the guest learns it from its command line (udmem.icount=1).  cma=128M: the
+# 64 MiB buffer of the enqueue sweep.
 icount=""
+append="cma=128M"
 if tests/qemu/udmem-qemu run --help 2>/dev/null | grep -q -- '--icount'; then
 	icount="--icount"
+	append="$append udmem.icount=1"
 fi
 
 echo "demo: booting the $TARGET guest and running udmem bench (a few minutes)" >&2
 set +e
 # shellcheck disable=SC2086
-tests/qemu/udmem-qemu run "$TARGET" --suite demo --log "$LOG" $icount > "$RESULTS/tap.txt" 2>&1
+tests/qemu/udmem-qemu run "$TARGET" --suite demo --log "$LOG" $icount --append "$append" \
+	> "$RESULTS/tap.txt" 2>&1
 rc=$?
 set -e
 # Records and the table, without the console's carriage returns.
@@ -47,6 +58,10 @@ tr -d '\r' < "$LOG" | sed -n 's/^.*@@JSON //p' > "$RESULTS/bench.jsonl"
 tr -d '\r' < "$LOG" | sed -n 's/^@@TABLE \{0,1\}//p' > "$RESULTS/table.txt"
 tr -d '\r' < "$LOG" | sed -n 's/^@@ACCESS \{0,1\}//p' > "$RESULTS/cpu-access.txt"
 tr -d '\r' < "$LOG" | sed -n 's/^@@SEED000 \{0,1\}//p' > "$RESULTS/seed000.txt"
+tr -d '\r' < "$LOG" | sed -n 's/^.*@@ENQ //p' > "$RESULTS/enqueue.jsonl"
+tr -d '\r' < "$LOG" | sed -n 's/^@@ENQTABLE \{0,1\}//p' > "$RESULTS/enqueue-table.txt"
+tr -d '\r' < "$LOG" | sed -n 's/^.*@@DMA //p' > "$RESULTS/dma.jsonl"
+tr -d '\r' < "$LOG" | sed -n 's/^@@DMATABLE \{0,1\}//p' > "$RESULTS/dma-table.txt"
 [ -s "$RESULTS/seed000.txt" ] || rm -f "$RESULTS/seed000.txt"
 cp "$LOG" "$RESULTS/console.log"
 
@@ -75,7 +90,23 @@ if [ -f "$RESULTS/seed000.txt" ]; then
 	grep -E '^(##|mmap|file)' "$RESULTS/seed000.txt" || true
 fi
 
+if [ -s "$RESULTS/enqueue-table.txt" ]; then
+	echo
+	echo "DMA-BUF enqueue sweep on a buffer of its own (udmem bench --enqueue):"
+	sed -n '/^DMA-BUF per enqueue/,$p' "$RESULTS/enqueue-table.txt"
+fi
+if [ -s "$RESULTS/dma-table.txt" ]; then
+	echo
+	echo "Copies through a DMA channel (udmem bench --dma, the edu test provider):"
+	sed -n '/^DMA channel/,$p' "$RESULTS/dma-table.txt"
+fi
+
 python3 bench/plot.py "$RESULTS/bench.jsonl" --out "$RESULTS" ${note:+--note "$note"} > /dev/null
+# enqueue.png: the sweep of the 64 MiB buffer, in place of the first buffer's
+if grep -q '"type":"enqueue"' "$RESULTS/enqueue.jsonl" 2>/dev/null; then
+	python3 bench/plot.py "$RESULTS/enqueue.jsonl" --out "$RESULTS" \
+		${note:+--note "$note"} > /dev/null
+fi
 echo
 grep -E '^(ok|not ok)' "$RESULTS/tap.txt" | sed 's/^/guest: /' || true
 echo

@@ -10,7 +10,9 @@
  * the dma-buf's vmap between begin_cpu_access() and end_cpu_access().  The
  * device "mask/<bits>" is one of the importer's own, made for the attachment:
  * a device that can address only <bits> bits.  The ioctls are in
- * udmem-dmabuf-importer.h.  Test-only: never installed.
+ * udmem-dmabuf-importer.h.  UDI_CYCLE maps and unmaps the attachment again,
+ * as an importer does per block, for `udmem bench` to count and time.
+ * Test-only: never installed.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
@@ -185,12 +187,36 @@ out_end:
 	return ret;
 }
 
+#define UDI_CYCLE_MAX	1000
+
+/* Map and unmap the attachment c->count times, beside the held mapping. */
+static int udi_cycle(struct udi_file *f, struct udi_cycle *c)
+{
+	struct sg_table *sgt;
+	u32 i;
+
+	if (!f->dmabuf)
+		return -ENXIO;
+	if (!c->count || c->count > UDI_CYCLE_MAX)
+		return -EINVAL;
+	for (i = 0; i < c->count; i++) {
+		sgt = dma_buf_map_attachment_unlocked(f->attach, f->dir);
+		if (IS_ERR(sgt))
+			return PTR_ERR(sgt);
+		c->nents = sgt->nents;
+		dma_buf_unmap_attachment_unlocked(f->attach, sgt, f->dir);
+		cond_resched();
+	}
+	return 0;
+}
+
 static long udi_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct udi_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	struct udi_attach at;
 	struct udi_access ac;
+	struct udi_cycle cy;
 	long ret;
 
 	switch (cmd) {
@@ -216,6 +242,15 @@ static long udi_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		mutex_lock(&f->lock);
 		ret = udi_access(f, &ac, cmd == UDI_WRITE);
 		mutex_unlock(&f->lock);
+		return ret;
+	case UDI_CYCLE:
+		if (copy_from_user(&cy, uarg, sizeof(cy)))
+			return -EFAULT;
+		mutex_lock(&f->lock);
+		ret = udi_cycle(f, &cy);
+		mutex_unlock(&f->lock);
+		if (!ret && copy_to_user(uarg, &cy, sizeof(cy)))
+			ret = -EFAULT;
 		return ret;
 	default:
 		return -ENOTTY;

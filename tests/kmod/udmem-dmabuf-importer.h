@@ -55,10 +55,26 @@ struct udi_access {
 	__u64 uptr;
 };
 
+/**
+ * struct udi_cycle - map and unmap the attachment @count times (UDI_CYCLE)
+ * @count: cycles, 1..1000
+ * @nents: out: mapped (DMA) entries of the last cycle's mapping
+ *
+ * One cycle is what an importer does per block it hands to its device:
+ * dma_buf_map_attachment() (the exporter maps and syncs for the device)
+ * then dma_buf_unmap_attachment() (syncs for the CPU and unmaps), in the
+ * direction of the attachment, beside the mapping UDI_ATTACH holds.
+ */
+struct udi_cycle {
+	__u32 count;
+	__u32 nents;
+};
+
 #define UDI_MAGIC	'I'
 #define UDI_ATTACH	_IOWR(UDI_MAGIC, 1, struct udi_attach)
 #define UDI_DETACH	_IO(UDI_MAGIC, 2)
 #define UDI_READ	_IOW(UDI_MAGIC, 3, struct udi_access)
 #define UDI_WRITE	_IOW(UDI_MAGIC, 4, struct udi_access)
+#define UDI_CYCLE	_IOWR(UDI_MAGIC, 5, struct udi_cycle)
 
 #endif /* UDMEM_DMABUF_IMPORTER_H */

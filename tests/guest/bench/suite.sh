@@ -12,17 +12,71 @@ bench_field() {
 	echo "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
 }
 
+# bench_enqueue_check: the enqueue records of $bench_buf in $BENCH_OUT.
+bench_enqueue_check() {
+	_recs=$(grep "\"type\":\"enqueue\",\"target\":\"$bench_buf\"" "$BENCH_OUT")
+	_ours=$(echo "$_recs" | grep -c '"exporter":"u-dma-buf"')
+	_theirs=$(echo "$_recs" | grep -c '"exporter":"udmabuf"')
+	if [ "$_ours" -ge 2 ] && [ "$_ours" = "$_theirs" ]; then
+		tap_ok enqueue-sizes-recorded
+	else
+		tap_fail enqueue-sizes-recorded "$_ours u-dma-buf and $_theirs udmabuf records (want >= 2 each)"
+		return
+	fi
+	_bad=""
+	_uncounted=""
+	_rows=$(echo "$_recs" | tr ' ' '_')
+	for _r in $_rows; do
+		_e=$(bench_field "$_r" exporter)
+		_sg=$(bench_field "$_r" sg_entries)
+		_ops=$(bench_field "$_r" cache_ops)
+		_map=$(bench_field "$_r" cache_ops_map)
+		_sync=$(bench_field "$_r" cache_ops_sync)
+		_pages=$(bench_field "$_r" pages)
+		_coh=$(bench_field "$_r" coherent)
+		echo "# enqueue $_e size=$(bench_field "$_r" size) pages=$_pages sg=$_sg ops=$_ops=$_map+$_sync ($(bench_field "$_r" cache_ops_source)) coherent=$_coh us=$(bench_field "$_r" median) clock=$(bench_field "$_r" clock)"
+		case $_ops in
+		''|null) _uncounted="$_uncounted $_e/$_pages"; continue ;;
+		esac
+		if [ "$_e" = u-dma-buf ]; then
+			[ "$_sg" = 1 ] || _bad="$_bad $_e/$_pages:sg=$_sg"
+			if [ "$_coh" = true ]; then
+				[ "$_ops" = 0 ] || _bad="$_bad $_e/$_pages:ops=$_ops(coherent)"
+			elif [ "$_ops" -lt 1 ] || [ "$_map" -gt 2 ] || [ "$_sync" -gt 2 ]; then
+				_bad="$_bad $_e/$_pages:ops=$_map+$_sync"
+			fi
+		else
+			[ "$_sg" -ge "$_pages" ] || _bad="$_bad $_e/$_pages:sg=$_sg"
+			if [ "$_coh" = true ]; then
+				[ "$_ops" = 0 ] || _bad="$_bad $_e/$_pages:ops=$_ops(coherent)"
+			elif [ "$_sync" -lt "$_pages" ]; then
+				_bad="$_bad $_e/$_pages:sync-ops=$_sync"
+			fi
+		fi
+	done
+	if [ -n "$_uncounted" ]; then
+		tap_fail enqueue-cache-ops-counted "no count for$_uncounted"
+	else
+		tap_ok enqueue-cache-ops-counted
+	fi
+	if [ -z "$_bad" ]; then
+		tap_ok enqueue-export-one-entry-udmabuf-one-per-page
+	else
+		tap_fail enqueue-export-one-entry-udmabuf-one-per-page "$_bad"
+	fi
+}
+
 # The buffer: 32 MiB when the kernel has CMA for it, else 4 MiB (x86 has none).
 bench_buf=""
 if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
 	tap_skip setup-u-dma-buf "u-dma-buf.ko was not built"
-elif udmem_insmod u-dma-buf udmabuf0=0x2000000 2>/dev/null &&
+elif udmem_insmod u-dma-buf udmabuf0=0x2000000 udmabuf1=0x10000 2>/dev/null &&
      [ -e /dev/udmabuf0 ]; then
 	bench_buf=udmabuf0
 	tap_ok setup-u-dma-buf
 else
 	lsmod | grep -q '^u_dma_buf' && udmem_rmmod u-dma-buf
-	if udmem_insmod u-dma-buf udmabuf0=0x400000 && [ -e /dev/udmabuf0 ]; then
+	if udmem_insmod u-dma-buf udmabuf0=0x400000 udmabuf1=0x10000 && [ -e /dev/udmabuf0 ]; then
 		bench_buf=udmabuf0
 		tap_ok setup-u-dma-buf
 		echo "# no 32 MiB buffer here (no CMA?): measuring 4 MiB"
@@ -96,7 +150,7 @@ else
 	udmem bench --report "$BENCH_OUT" | sed 's/^/# /'
 
 	# Well formed: one flat object per line, a known type first.
-	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
+	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|enqueue\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
 	if [ "$bad" = 0 ] && [ -s "$BENCH_OUT" ]; then
 		tap_ok json-lines-well-formed
 	else
@@ -137,7 +191,8 @@ else
 		n=$(grep -c "\"type\":\"bw\",\"target\":\"$t\"" "$BENCH_OUT")
 		# the matrix's skips (an access mode the target lacks), not the DMA-BUF ones
 		skips=$(grep "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT" |
-			grep -v '"test":"dmabuf' | grep -c -v '"test":"memtype"')
+			grep -v '"test":"dmabuf' | grep -v '"test":"enqueue' |
+			grep -c -v '"test":"memtype"')
 		case $t in
 		anon) want=$((4 * sizes - 2 * skips)) ;;
 		*) want=$((16 - 4 * skips)) ;;
@@ -205,6 +260,23 @@ else
 		*) tap_fail dmabuf-udmabuf-sync-ratio "ratio '$r' in: $theirs" ;;
 		esac
 	fi
+	# Per enqueue (the importer's map and unmap, the CPU's sync pair), every
+	# size: our export is one entry and at most one operation each way;
+	# mainline udmabuf is one entry per page and its sync at least one
+	# operation per page on a non-coherent device (seed 004's finding), none
+	# on a coherent one; the operations are counted, not assumed.
+	if [ -z "$bench_buf" ]; then
+		:
+	elif [ ! -e /dev/udmabuf ] || [ -z "$bench_imp" ]; then
+		if grep -q "\"type\":\"skip\",\"target\":\"$bench_buf\",\"test\":\"enqueue" "$BENCH_OUT"; then
+			tap_skip enqueue "$(grep "\"test\":\"enqueue" "$BENCH_OUT" | head -n 1 |
+				sed 's/.*"reason":"\([^"]*\)".*/\1/')"
+		else
+			tap_fail enqueue "no /dev/udmabuf or importer, and no skip record for the sweep"
+		fi
+	else
+		bench_enqueue_check
+	fi
 	# The memory type of each mapping, from the page tables (the memtype
 	# suite asserts the table; here: the bench reports one per mapping).
 	for t in $bench_buf $bench_region; do
@@ -229,6 +301,47 @@ else
 			tap_fail uiomem-cache-ops-from-driver "no sync record with driver counters"
 		fi
 	fi
+fi
+
+# DMA channels (udmem bench --dma): 4 KiB copies through u-dma-chan on the
+# edu provider (the harness's second edu device), udmabuf0 to udmabuf1,
+# beside a CPU copy; each copy checked, two system calls a transfer, and
+# dmatest said why not run.  Where there is no such channel: a SKIP.
+if [ -z "$bench_buf" ] || [ ! -e /dev/udmabuf1 ]; then
+	tap_skip dma "no buffers to copy between"
+elif [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -f /udmem/modules/u-dma-chan.ko ] ||
+     [ ! -e /sys/bus/pci/devices/0000:00:10.0 ]; then
+	tap_skip dma "no edu DMA provider here (PCI and the second edu device), or no u-dma-chan"
+elif ! udmem_insmod udmem-edu-dma; then
+	tap_fail dma "insmod udmem-edu-dma failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+else
+	if udmem_insmod u-dma-chan memcpy=bench-dma0 && [ -e /dev/bench-dma0 ]; then
+		if udmem bench --dma bench-dma0 --quick --json --quiet udmabuf0 udmabuf1 \
+		   > /tmp/bench-dma.jsonl 2> /tmp/bench.err; then
+			tap_ok dma-run-exit-0
+		else
+			tap_fail dma-run-exit-0 "udmem bench --dma exited $?: $(tail -n 2 /tmp/bench.err | tr '\n' ' ')"
+		fi
+		udmem bench --report /tmp/bench-dma.jsonl | sed -n '/^DMA channel/,$p' | sed 's/^/# /'
+		rec=$(grep '"type":"dma"' /tmp/bench-dma.jsonl | head -n 1)
+		tap_eq dma-copy-verified true "$(bench_field "$rec" verified)"
+		tap_eq dma-two-syscalls-per-transfer 2 "$(bench_field "$rec" syscalls_per_transfer)"
+		case "$(bench_field "$rec" ratio)|$(bench_field "$rec" submit)" in
+		[0-9]*\|[0-9]*) tap_ok dma-ratio-and-submit-recorded ;;
+		*) tap_fail dma-ratio-and-submit-recorded "in: $rec" ;;
+		esac
+		if grep -q '"type":"skip","target":"bench-dma0","test":"dmatest"' /tmp/bench-dma.jsonl; then
+			tap_ok dma-dmatest-reason-given
+		else
+			tap_fail dma-dmatest-reason-given "no dmatest skip record"
+		fi
+		udmem_rmmod u-dma-chan
+	else
+		tap_skip dma "no dmaengine channel that can memcpy (u-dma-chan memcpy=)"
+		lsmod | grep -q '^u_dma_chan' && udmem_rmmod u-dma-chan
+	fi
+	udmem_rmmod udmem-edu-dma
+	rm -f /tmp/bench-dma.jsonl
 fi
 
 [ -n "$bench_region" ] && udmem_rmmod uiomem

@@ -5,7 +5,11 @@
 # prints every JSON record prefixed "@@JSON ", the table prefixed
 # "@@TABLE ", our CPU-access program's timings prefixed "@@ACCESS " (and
 # the seed document's own program prefixed "@@SEED000 " when the harness
-# built it); scripts/demo.sh picks them out of the console log.
+# built it), and the DMA-BUF enqueue sweep (a 64 MiB buffer's export against
+# mainline udmabuf, 4 KiB to 64 MiB) prefixed "@@ENQ " and "@@ENQTABLE ",
+# and copies through a DMA channel beside a CPU copy (udmem bench --dma on
+# the edu provider) prefixed "@@DMA " and "@@DMATABLE "; scripts/demo.sh
+# picks them out of the console log.
 
 DEMO_OUT=/tmp/demo.jsonl
 DEMO_RUNS=${DEMO_RUNS:-5}
@@ -119,6 +123,74 @@ if [ -x /udmem/bin/u-dma-buf-file-test ]; then
 	tap_ok document-program-ran
 else
 	tap_skip document-program-ran "no source document given (see tests/guest/udmabuf-cpu-access/extract-document-program.sh)"
+fi
+
+# The enqueue sweep: a buffer of its own from the manager, on the manager's
+# device (not DMA-coherent on arm64: the cache maintenance shows), up to
+# 64 MiB (scripts/demo.sh gives the guest the CMA for it), through the
+# test importer; `--icount` when the demo runs the guest under -icount.
+demo_enq=""
+if echo "$demo_loaded" | grep -q u-dma-buf && udmem_insmod u-dma-buf-mgr; then
+	demo_loaded="u-dma-buf-mgr $demo_loaded"
+	for sz in 0x4000000 0x1000000; do
+		echo "create udmabuf-enq $sz" > /dev/u-dma-buf-mgr 2>/dev/null &&
+			[ -e /dev/udmabuf-enq ] && demo_enq=$sz && break
+	done
+fi
+if udmem_insmod udmem-dmabuf-importer 2>/dev/null; then
+	demo_loaded="udmem-dmabuf-importer $demo_loaded"
+fi
+case "$(cat /proc/cmdline)" in
+*udmem.icount=1*) demo_icount=--icount ;;
+*) demo_icount= ;;
+esac
+if [ -z "$demo_enq" ]; then
+	tap_fail enqueue-run "no buffer for the enqueue sweep (u-dma-buf-mgr create failed)"
+else
+	echo "# enqueue sweep on udmabuf-enq ($demo_enq bytes)${demo_icount:+, instruction-counted}"
+	# shellcheck disable=SC2086
+	if udmem bench --enqueue --json --runs "$DEMO_RUNS" $demo_icount udmabuf-enq \
+	   > "$DEMO_OUT"; then
+		tap_ok enqueue-run
+	else
+		tap_fail enqueue-run "udmem bench --enqueue exited $?"
+	fi
+	sed 's/^/@@ENQ /' "$DEMO_OUT"
+	udmem bench --report "$DEMO_OUT" | sed 's/^/@@ENQTABLE /'
+	if grep -q '"type":"enqueue"' "$DEMO_OUT"; then
+		tap_ok enqueue-records
+	elif grep -q '"type":"skip"' "$DEMO_OUT"; then
+		tap_skip enqueue-records "$(grep '"type":"skip"' "$DEMO_OUT" | head -n 1 |
+			sed 's/.*"reason":"\([^"]*\)".*/\1/')"
+	else
+		tap_fail enqueue-records "no enqueue record"
+	fi
+	echo "delete udmabuf-enq" > /dev/u-dma-buf-mgr
+fi
+
+# Copies through u-dma-chan on the test provider over the second edu
+# device, between two buffers of the manager, beside a CPU copy.
+if [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -f /udmem/modules/u-dma-chan.ko ] ||
+   [ ! -e /sys/bus/pci/devices/0000:00:10.0 ] || [ ! -e /dev/u-dma-buf-mgr ]; then
+	tap_skip dma-run "no edu DMA provider (PCI, the second edu device) or no u-dma-chan"
+elif udmem_insmod udmem-edu-dma && demo_loaded="udmem-edu-dma $demo_loaded" &&
+     udmem_insmod u-dma-chan memcpy=demo-dma0 && demo_loaded="u-dma-chan $demo_loaded" &&
+     [ -e /dev/demo-dma0 ] &&
+     echo "create udmabuf-dma-src 0x10000" > /dev/u-dma-buf-mgr &&
+     echo "create udmabuf-dma-dst 0x10000" > /dev/u-dma-buf-mgr; then
+	# shellcheck disable=SC2086
+	if udmem bench --dma demo-dma0 --json --runs 3 $demo_icount udmabuf-dma-src \
+	   udmabuf-dma-dst > "$DEMO_OUT"; then
+		tap_ok dma-run
+	else
+		tap_fail dma-run "udmem bench --dma exited $?"
+	fi
+	sed 's/^/@@DMA /' "$DEMO_OUT"
+	udmem bench --report "$DEMO_OUT" | sed 's/^/@@DMATABLE /'
+	echo "delete udmabuf-dma-src" > /dev/u-dma-buf-mgr
+	echo "delete udmabuf-dma-dst" > /dev/u-dma-buf-mgr
+else
+	tap_fail dma-run "no channel or buffers for the copies: $(dmesg | tail -n 2 | tr '\n' ' ')"
 fi
 
 rm -f "$DEMO_OUT"

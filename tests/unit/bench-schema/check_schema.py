@@ -304,6 +304,56 @@ def main():
             raise Invalid(f"--report's DMA-BUF row: {line!r}")
     ok &= run_case("dmabuf-records-valid-and-reported", dmabuf_records)
 
+    def enqueue_records():
+        """The enqueue sweep's records (per exporter and size) are valid, an
+        uncounted figure must say so, a wrong clock is refused, and --report
+        renders their table with the counted operations and the clock."""
+        rows = [{"type": "enqueue", "target": "anon", "exporter": e, "size": size,
+                 "pages": size // 4096, "device": "platform/udmabuf0", "coherent": False,
+                 "sg_entries": n, "cache_ops": ops, "cache_ops_map": 0 if n > 1 else 2,
+                 "cache_ops_sync": ops - (0 if n > 1 else 2), "cache_ops_source": "kprobe",
+                 "runs": 3, "clock": "icount", "unit": "us", "median": us, "min": us,
+                 "max": us, "us_per_mib": us * 1048576 / size, "ratio": us / ours}
+                for size, ours in ((4096, 20.0), (1048576, 40.0))
+                for e, n, ops, us in (("u-dma-buf", 1, 4, ours),
+                                      ("udmabuf", size // 4096, 2 * (size // 4096),
+                                       ours * size / 4096))]
+        uncounted = dict(rows[0], cache_ops=None, cache_ops_map=None, cache_ops_sync=None,
+                         cache_ops_source="none")
+        check_valid(schema, [uncounted])
+        out = added_records(rows, "clock", "cycles", "an unknown clock")
+        lines = out.splitlines()
+        if not any(ln.startswith("time: instruction-counted") for ln in lines):
+            raise Invalid("--report does not say the enqueue times count instructions")
+        line = next((ln for ln in lines if " udmabuf " in ln and "1 MiB" in ln), "")
+        cols = line.split()
+        if cols[5:11] != ["256", "512", "=", "0", "+", "512"] or \
+                not line.rstrip().endswith("256.00"):
+            raise Invalid(f"--report's enqueue row: {line!r}")
+        line = next((ln for ln in lines if " u-dma-buf " in ln and "1 MiB" in ln), "")
+        if line.split()[5:12] != ["1", "4", "=", "2", "+", "2", "(kprobe)"]:
+            raise Invalid(f"--report's enqueue row of the export: {line!r}")
+    ok &= run_case("enqueue-records-valid-and-reported", enqueue_records)
+
+    def dma_records():
+        """The DMA channel's records are valid, a wrong op is refused, and
+        --report renders the table with per-transfer system calls and ratio."""
+        rows = [{"type": "dma", "target": "anon", "channel": "dma1chan0",
+                 "device": "0000:00:10.0", "op": "memcpy", "size": 4096, "batch": b,
+                 "runs": 2, "syscalls_per_transfer": 2 / b, "clock": "wall", "unit": "us",
+                 "submit": 30.0, "median": us, "min": us, "max": us, "cpu_copy": 2.0,
+                 "ratio": us / 2.0, "verified": True}
+                for b, us in ((1, 200000.0), (4, 190000.0))]
+        out = added_records(rows, "op", "dev_to_mem", "an unknown op")
+        lines = out.splitlines()
+        if not any(ln.startswith("time: not instruction-counted") for ln in lines):
+            raise Invalid("--report does not say the DMA times are wall clock")
+        row = next((ln.split() for ln in lines if ln.startswith("anon ")
+                    and ln.split()[3:4] == ["4"]), [])
+        if row[3:6] != ["4", "0.50", "30.0"] or row[-2:] != ["95000.0", "yes"]:
+            raise Invalid(f"--report's DMA row of the batch: {row!r}")
+    ok &= run_case("dma-records-valid-and-reported", dma_records)
+
     def memtype_records():
         """The memory-type records (as the arm64 guest printed them) are valid,
         a wrong one is refused, and --report puts a target's mappings on one line."""
