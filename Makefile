@@ -3,7 +3,7 @@
 # udmem top-level Makefile.
 #
 #   make test [TARGETS=arm64,x86_64]   host tests, then every QEMU target's guest tests
-#   make demo                          the benchmark on the emulated ZynqMP-class board
+#   make demo                          the benchmark on the arm64-6.12 guest (BOARD=zcu102: the board)
 #   make check                         style gates: checkpatch --strict (kernel and user space),
 #                                      sparse, W=1, ruff, mypy, shellcheck
 #   make modules KERNEL_SRC=...        the kernel modules (see kernel/Makefile)
