@@ -11,6 +11,7 @@ uf_ffs=/dev/ffs-udmem
 uf_vid=1209
 uf_pid=7564
 uf_loaded=
+uf_configfs=
 
 # uf_kmods NAME...: insmod each from /udmem/kmods after what its .modinfo
 # `depends=` names; those loaded or built in are passed over.  1 with the

@@ -194,7 +194,9 @@ void ffs_gadget_open(struct ffs_gadget *g)
 	int i, bus, dev, claim = 0;
 
 	memset(g, 0, sizeof(*g));
-	g->ep0 = g->ep1 = g->usb = -1;
+	g->ep0 = -1;
+	g->ep1 = -1;
+	g->usb = -1;
 	snprintf(path, sizeof(path), "%s/ep0", dir);
 	g->ep0 = open(path, O_RDWR | O_CLOEXEC);
 	ASSERT_TRUE(g->ep0 >= 0);
@@ -240,7 +242,9 @@ void ffs_gadget_close(struct ffs_gadget *g)
 		close(g->ep1);
 	if (g->ep0 >= 0)
 		close(g->ep0);
-	g->usb = g->ep1 = g->ep0 = -1;
+	g->usb = -1;
+	g->ep1 = -1;
+	g->ep0 = -1;
 }
 
 /*

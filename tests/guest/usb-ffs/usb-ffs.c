@@ -15,7 +15,13 @@
 #include "usb-ffs.h"
 
 static const size_t ffs_sizes[] = { 4096, 64 * 1024, FFS_MIB };
+#define FFS_NSIZES	(sizeof(ffs_sizes) / sizeof(ffs_sizes[0]))
 #define FFS_ROUNDS	3	/* transfers in a row of each size */
+#define FFS_NO_DMABUF	"FunctionFS of this kernel has no DMABUF ioctls (ENOTTY; since 6.9)"
+#define FFS_NO_SG	"FUNCTIONFS_DMABUF_ATTACH is EPERM: the UDC (%s) does no scatter-gather " \
+			"(usb_gadget.sg_supported), which FunctionFS requires before it maps a DMA-BUF"
+#define FFS_OOPS	"not run: FunctionFS (6.12, 7.2) dereferences the gadget that the unbind " \
+			"cleared in DETACH and TRANSFER, a NULL pointer oops"
 
 FIXTURE(gadget) {
 	struct ffs_gadget g;
@@ -28,7 +34,7 @@ FIXTURE_SETUP(gadget)
 {
 	self->dmabuf = -1;
 	self->host = malloc(FFS_MIB);
-	ASSERT_TRUE(self->host != NULL);
+	ASSERT_TRUE(self->host);
 	ffs_gadget_open(&self->g);
 }
 
@@ -74,11 +80,9 @@ static int ffs_transfer(int ep, int fd, uint64_t len, uint32_t flags)
 static void ffs_attach_verdict(int r)
 {
 	if (r == -ENOTTY)
-		SKIP("FunctionFS of this kernel has no DMABUF ioctls (ENOTTY; they came in 6.9)");
+		SKIP(FFS_NO_DMABUF);
 	if (r == -EPERM)
-		SKIP("FUNCTIONFS_DMABUF_ATTACH is EPERM: the UDC (%s) does no scatter-gather "
-		     "(usb_gadget.sg_supported), which FunctionFS requires before it maps a "
-		     "DMA-BUF", ut_env("FFS_UDC", ""));
+		SKIP(FFS_NO_SG, ut_env("FFS_UDC", ""));
 	UT_CHECK(r == 0, 1, "FUNCTIONFS_DMABUF_ATTACH: %s", strerror(-r));
 }
 
@@ -91,7 +95,7 @@ static void ffs_attach_or_skip(FIXTURE_DATA(gadget) *self)
 static void ffs_need_dmabuf_ioctls(FIXTURE_DATA(gadget) *self)
 {
 	if (ffs_ioctl_fd(self->g.ep1, FUNCTIONFS_DMABUF_DETACH, -1) == -ENOTTY)
-		SKIP("FunctionFS of this kernel has no DMABUF ioctls (ENOTTY; they came in 6.9)");
+		SKIP(FFS_NO_DMABUF);
 }
 
 /* The fences of the DMA-BUF signalled within the bound; poll's revents. */
@@ -118,7 +122,7 @@ TEST_F(gadget, write_path_moves_every_byte)
 {
 	uint32_t seed = 1;
 
-	for (size_t s = 0; s < sizeof(ffs_sizes) / sizeof(ffs_sizes[0]); s++) {
+	for (size_t s = 0; s < FFS_NSIZES; s++) {
 		for (int round = 0; round < FFS_ROUNDS; round++, seed++) {
 			size_t len = ffs_sizes[s], bad;
 			pid_t w = ffs_writer(self->g.ep1, len, seed);
@@ -151,7 +155,7 @@ TEST_F(gadget, dmabuf_path_moves_every_byte)
 	ffs_attach_or_skip(self);
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->dmabuf, 0);
 	ASSERT_TRUE(map != MAP_FAILED);
-	for (size_t s = 0; s < sizeof(ffs_sizes) / sizeof(ffs_sizes[0]); s++) {
+	for (size_t s = 0; s < FFS_NSIZES; s++) {
 		for (int round = 0; round < FFS_ROUNDS; round++, seed++) {
 			size_t len = ffs_sizes[s], bad;
 			ssize_t got;
@@ -196,7 +200,8 @@ TEST_F(gadget, dmabuf_attach_on_this_udc_is_reported)
 		       ut_env("FFS_UDC", ""));
 		EXPECT_EQ(ffs_ioctl_fd(self->g.ep1, FUNCTIONFS_DMABUF_DETACH, self->dmabuf), 0);
 	} else {
-		TH_LOG("%s: ATTACH is EPERM (no scatter-gather), nothing mapped", ut_env("FFS_UDC", ""));
+		TH_LOG("%s: ATTACH is EPERM (no scatter-gather), nothing mapped",
+		       ut_env("FFS_UDC", ""));
 		/* The same answer for a file that is no DMA-BUF: checked before the fd. */
 		EXPECT_EQ(ffs_ioctl_fd(self->g.ep1, FUNCTIONFS_DMABUF_ATTACH, self->g.ep0), -EPERM);
 	}
@@ -319,7 +324,7 @@ TEST_F(gadget, dmabuf_buffer_delete_refused_while_attached)
 
 /*
  * DETACH after the gadget was unbound, ep0 and ep1 still open.  FunctionFS
- * 6.9 to 7.2 reads ffs->gadget->dev.parent in ffs_dmabuf_detach() (and in
+ * (6.12, 7.2) reads ffs->gadget->dev.parent in ffs_dmabuf_detach() (and in
  * ffs_dmabuf_find_attachment() for TRANSFER) without a check, and unbinding
  * set ffs->gadget to NULL: the ioctl oopses.  Not run unless
  * FFS_RUN_KNOWN_OOPS=1 (then it shows the bug on such a kernel).
@@ -329,8 +334,7 @@ TEST_F(gadget, dmabuf_detach_after_unbind_fails_clearly)
 	ffs_export(self);
 	ffs_need_dmabuf_ioctls(self);
 	if (strcmp(ut_env("FFS_RUN_KNOWN_OOPS", "0"), "1"))
-		SKIP("not run: FunctionFS (6.9-7.2) dereferences the gadget that the unbind "
-		     "cleared in DETACH and TRANSFER, a NULL pointer oops");
+		SKIP(FFS_OOPS);
 	ASSERT_EQ(ffs_unbind(&self->g), 0);
 	EXPECT_EQ(ffs_ioctl_fd(self->g.ep1, FUNCTIONFS_DMABUF_DETACH, self->dmabuf), -ENODEV);
 }
