@@ -98,5 +98,17 @@ else
 	tap_eq udc dummy_udc.0 "$uf_udc"
 	udmem_run FFS_DIR=$uf_ffs FFS_GADGET=$uf_gadget FFS_UDC="$uf_udc" FFS_VID=$uf_vid \
 		FFS_PID=$uf_pid UDMABUF_DEV=udmabuf0 usb-ffs
+	# The same tests on a UDC that does scatter-gather (so FunctionFS takes
+	# DMA-BUFs), whose char device stands for the host: the export's bytes
+	# go through FunctionFS's DMABUF path.
+	if [ ! -f /udmem/modules/udmem-test-udc.ko ]; then
+		tap_skip tudc "udmem-test-udc not built: this kernel has no USB gadget framework"
+	elif ! udmem_insmod udmem-test-udc; then
+		tap_fail tudc/setup "insmod udmem-test-udc failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	else
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/tudc" FFS_DIR=$uf_ffs FFS_GADGET=$uf_gadget \
+			FFS_UDC=udmem-test-udc FFS_HOST=tudc UDMABUF_DEV=udmabuf0 usb-ffs
+		udmem_rmmod udmem-test-udc || tap_fail tudc/rmmod "rmmod udmem-test-udc failed"
+	fi
 	uf_teardown
 fi

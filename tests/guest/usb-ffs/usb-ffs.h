@@ -10,6 +10,8 @@
  *   FFS_UDC     the UDC to bind to (dummy_udc.0)
  *   FFS_VID, FFS_PID  the gadget's idVendor, idProduct (as configfs has them)
  *   UDMABUF_DEV the u-dma-buf buffer whose exports the DMABUF tests attach
+ *   FFS_HOST    usbfs (dummy_hcd's root hub) or tudc: tests/kmod/udmem-test-udc.ko,
+ *               a UDC with scatter-gather whose char device reads the IN endpoint
  */
 #ifndef USB_FFS_H
 #define USB_FFS_H
@@ -51,7 +53,9 @@ struct usb_ffs_dmabuf_transfer_req {
 struct ffs_gadget {
 	int ep0;		/* FunctionFS ep0: descriptors, strings, events */
 	int ep1;		/* FunctionFS ep1: the bulk IN endpoint */
-	int usb;		/* usbfs: /dev/bus/usb/BBB/DDD, interface 0 claimed */
+	int usb;		/* usbfs: /dev/bus/usb/BBB/DDD, interface 0 claimed;
+				 * or /dev/udmem-test-udc (FFS_HOST=tudc) */
+	int tudc;		/* the host is udmem-test-udc's char device */
 	unsigned int host_ep;	/* the IN endpoint's address as the host sees it */
 	char host_dev[64];	/* /dev/bus/usb/BBB/DDD */
 	int bound;
