@@ -299,6 +299,34 @@ TEST_F(rx, close_in_flight_then_the_device_works_again)
 }
 
 /*
+ * Enabled with no DMA-BUF attached, the buffer serves read() from the
+ * kernel's own blocks (the counter, in order) and refuses attaches
+ * (EBUSY) until it is disabled; then the attach goes through.
+ */
+TEST_F(rx, enabled_without_dmabuf_reads_and_refuses_attach)
+{
+	uint32_t first = 0x90000000, got[512];
+	size_t done = 0;
+	ssize_t n;
+	int d = it_exp(T, 0, 0, O_RDWR, 0);
+
+	it_set(T->dbg, "rx_next", first);
+	it_on(T);
+	while (done < sizeof(got)) {
+		n = read(T->bfd, (char *)got + done, sizeof(got) - done);
+		ASSERT_GT(n, 0);
+		done += n;
+		UT_PROGRESS("read %zu bytes", done);
+	}
+	it_expect_count(got, 0, 512, first);
+	EXPECT_EQ(it_attach(T->bfd, d), -EBUSY);
+	ASSERT_EQ(it_enable(T->iio, 0), 0);
+	T->enabled = 0;
+	it_attach_or_skip(T->bfd, d);
+	EXPECT_EQ(it_detach(T->bfd, d), 0);
+}
+
+/*
  * Delete the u-dma-buf buffer while its export is attached: the manager
  * refuses (EBUSY) and the blocks go on; once the export is detached and
  * closed, the delete goes through.
