@@ -218,6 +218,10 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 	struct sg_table *sgt;
 	int ret;
 
+	/* A device may not write through a read-only export (as mmap may not). */
+	if (!exp->writable && dir == DMA_FROM_DEVICE)
+		return ERR_PTR(-EACCES);
+
 	/*
 	 * Another device's mapping: entries no longer than a segment it
 	 * takes, as it declares (64 KiB unless its driver says otherwise;

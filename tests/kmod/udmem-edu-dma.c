@@ -20,7 +20,9 @@
  *    to the destination;
  *  - DMA_SLAVE MEM_TO_DEV: the reverse, into a sink that compares every
  *    sample with its own counter (debugfs tx_next) and counts those that
- *    differ (tx_errors) and the bytes it took (tx_bytes).
+ *    differ (tx_errors) and the bytes it took (tx_bytes); with tx_wrap not
+ *    0, the counter starts again at 0 after that many samples (a cyclic
+ *    transfer of one buffer then matches on every pass).
  *
  * The engine runs one chunk at a time, taking the channels in turn, so a
  * cyclic transfer on one channel does not starve the other.  Callbacks run
@@ -28,8 +30,9 @@
  * rule); those the device's removal cuts short get DMA_TRANS_ABORTED.
  *
  * A device without a firmware node finds the last channel with
- * dma_request_chan(dev, map_name) when map_client= names it (IIO's
- * dmaengine buffer asks so for "rx").
+ * dma_request_chan(dev, map_name) and the first with
+ * dma_request_chan(dev, map_tx_name) when map_client= names it (IIO's
+ * dmaengine buffers ask so for "rx" and "tx").
  *
  * The driver binds only to a device whose driver_override names it (the
  * harness's second edu device), never by ID, so that the edu device of the
@@ -95,6 +98,9 @@ MODULE_PARM_DESC(map_client, "dev_name of a device whose dma_request_chan(dev, m
 static char *map_name = "rx";
 module_param(map_name, charp, 0444);
 MODULE_PARM_DESC(map_name, "the channel name of map_client (default rx)");
+static char *map_tx_name = "tx";
+module_param(map_tx_name, charp, 0444);
+MODULE_PARM_DESC(map_tx_name, "map_client's name of the first channel (default tx)");
 
 enum ued_kind { UED_COPY, UED_RX, UED_TX };
 
@@ -134,6 +140,7 @@ struct ued_chan {
 	u32 rx_next;			/* the FIFO's next sample */
 	u32 tx_next;			/* the sample the sink expects next */
 	u32 tx_errors;			/* samples the sink found wrong */
+	u32 tx_wrap;			/* tx_next goes back to 0 at this, if not 0 */
 	u64 tx_bytes;			/* bytes the sink took */
 	struct tasklet_struct task;
 };
@@ -147,7 +154,7 @@ struct ued {
 	dma_addr_t bounce_dma;
 	int irq;
 	struct dentry *dbg;
-	struct dma_slave_map map;	/* map_client's channel, without device tree */
+	struct dma_slave_map map[2];	/* map_client's channels, without device tree */
 	spinlock_t lock;	/* everything below and the channels' lists */
 	struct ued_desc *cur;	/* the descriptor of the chunk on the engine */
 	struct ued_chan *cur_chan;
@@ -238,9 +245,12 @@ static void ued_sink(struct ued_chan *c, const u32 *samples, u32 len)
 {
 	unsigned int i;
 
-	for (i = 0; i < len / UED_SAMPLE; i++)
+	for (i = 0; i < len / UED_SAMPLE; i++) {
+		if (c->tx_wrap && c->tx_next >= c->tx_wrap)
+			c->tx_next = 0;
 		if (samples[i] != c->tx_next++)
 			c->tx_errors++;
+	}
 	c->tx_bytes += len;
 }
 
@@ -709,6 +719,7 @@ static void ued_debugfs(struct ued *ued)
 		debugfs_create_x32("rx_next", 0600, dir, &c->rx_next);
 		debugfs_create_x32("tx_next", 0600, dir, &c->tx_next);
 		debugfs_create_u32("tx_errors", 0600, dir, &c->tx_errors);
+		debugfs_create_u32("tx_wrap", 0600, dir, &c->tx_wrap);
 		debugfs_create_u64("tx_bytes", 0600, dir, &c->tx_bytes);
 	}
 }
@@ -725,11 +736,14 @@ static void ued_init_dma(struct ued *ued)
 
 	if (map_client && *map_client) {
 		/* dma_request_chan(dev, name) of a device with no firmware node */
-		ued->map.devname = map_client;
-		ued->map.slave = map_name;
-		ued->map.param = &ued->chans[UED_NR_CHANS - 1].chan;
-		dd->filter.map = &ued->map;
-		dd->filter.mapcnt = 1;
+		ued->map[0].devname = map_client;
+		ued->map[0].slave = map_name;
+		ued->map[0].param = &ued->chans[UED_NR_CHANS - 1].chan;
+		ued->map[1].devname = map_client;
+		ued->map[1].slave = map_tx_name;
+		ued->map[1].param = &ued->chans[0].chan;
+		dd->filter.map = ued->map;
+		dd->filter.mapcnt = ARRAY_SIZE(ued->map);
 		dd->filter.fn = ued_filter;
 	}
 
