@@ -4,13 +4,13 @@
 # strict mode), the correct ones (clean), the races and the switch; then
 # seed 000's client pattern (udmabuf-cpu-access: mmap and read()/write(),
 # O_SYNC and cached with the sysfs sync protocol) runs on a buffer with the
-# checker strict and must leave no violation, and with the module parameter
-# set new buffers start checked.
+# checker strict and must leave no violation; the CLI's --sync-check and the
+# module parameter make new buffers start checked.
 
 SC_CLS=/sys/class/u-dma-buf
 
 sc_cleanup() {
-	for b in udmem-sc-client udmem-sc-param; do
+	for b in udmem-sc-client udmem-sc-param udmem-sc-cli; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
@@ -30,6 +30,20 @@ if udmem_insmod u-dma-buf && udmem_insmod u-dma-buf-mgr; then
 		echo "delete udmem-sc-client" > /dev/u-dma-buf-mgr
 	else
 		tap_fail client/create "create with sync-check=strict failed"
+	fi
+
+	# the CLI's switch (libudmem's UDMEM_CREATE_SYNC_CHECK_* flags)
+	if udmem create udmem-sc-cli 64K --mmap-mode on --sync-check strict > /dev/null; then
+		tap_eq cli/create-sync-check-strict strict "$(cat $SC_CLS/udmem-sc-cli/sync_check)"
+		udmem delete udmem-sc-cli > /dev/null
+	else
+		tap_fail cli/create-sync-check-strict "udmem create --sync-check strict failed"
+	fi
+	if udmem create udmem-sc-cli 64K --sync-check loud 2> /dev/null; then
+		tap_fail cli/bad-sync-check-refused "udmem create --sync-check loud succeeded"
+		udmem delete udmem-sc-cli > /dev/null
+	else
+		tap_ok cli/bad-sync-check-refused
 	fi
 
 	# the module parameter: the default of new buffers
