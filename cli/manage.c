@@ -13,7 +13,8 @@
 
 static const char cli_create_help[] =
 	"Usage: udmem create NAME SIZE [--dma-mask BITS] [--mmap-mode MODE]\n"
-	"                   [--device [BUS/]DEV] [--dma-coherent] [--keep-contents]\n\n"
+	"                   [--device [BUS/]DEV] [--dma-coherent] [--keep-contents]\n"
+	"                   [--sync-check report|strict]\n\n"
 	"Create a buffer through /dev/u-dma-buf-mgr (module u-dma-buf-mgr).\n"
 	"SIZE is a byte count, with an optional K, M, G or T suffix (4K, 4M, 1G).\n"
 	"  --dma-mask BITS     DMA mask width, 12..64 (default: the driver's)\n"
@@ -23,21 +24,23 @@ static const char cli_create_help[] =
 	"  --dma-coherent      mark the new platform device DMA-coherent (hardware\n"
 	"                      that snoops the CPU caches; not with --device)\n"
 	"  --keep-contents     do not zero: the buffer is --device's no-map\n"
-	"                      memory-region and keeps what it holds\n";
+	"                      memory-region and keeps what it holds\n"
+	"  --sync-check MODE   the sync checker, report or strict: CPU access to\n"
+	"                      memory the device owns is logged, or gets SIGBUS\n";
 
 int cli_cmd_create(int argc, char **argv)
 {
 	struct cli_opt opts[] = {
 		{ "dma-mask", NULL, 0 }, { "mmap-mode", NULL, 0 },
 		{ "device", NULL, 0 }, { "dma-coherent", NULL, 1 },
-		{ "keep-contents", NULL, 1 },
+		{ "keep-contents", NULL, 1 }, { "sync-check", NULL, 0 },
 	};
 	unsigned int mask = 0, flags = 0;
 	int ret, npos, mode = UDMEM_MMAP_DEFAULT;
 	uint64_t size, bits;
 	char *pos[2];
 
-	ret = cli_parse_args("create", argc, argv, opts, 5, pos, 2, &npos);
+	ret = cli_parse_args("create", argc, argv, opts, 6, pos, 2, &npos);
 	if (ret || npos != 2) {
 		if (!ret)
 			cli_usage_error("create", "expected NAME and SIZE");
@@ -69,6 +72,17 @@ int cli_cmd_create(int argc, char **argv)
 		flags |= UDMEM_CREATE_DMA_COHERENT;
 	if (opts[4].value)
 		flags |= UDMEM_CREATE_KEEP_CONTENTS;
+	if (opts[5].value) {
+		if (!strcmp(opts[5].value, "report")) {
+			flags |= UDMEM_CREATE_SYNC_CHECK_REPORT;
+		} else if (!strcmp(opts[5].value, "strict")) {
+			flags |= UDMEM_CREATE_SYNC_CHECK_STRICT;
+		} else {
+			cli_usage_error("create", "bad --sync-check '%s' (report, strict)",
+					opts[5].value);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	if (opts[3].value && opts[2].value) {
 		cli_usage_error("create",
 				"--dma-coherent is for a new platform device, not --device");

@@ -150,7 +150,11 @@ UDMEM_API int udmem_buffer_create_on(const char *name, uint64_t size,
 	    (dma_mask_bits && (dma_mask_bits < 12 || dma_mask_bits > 64)) ||
 	    (unsigned int)mode > UDMEM_MMAP_PAGE ||
 	    (flags & ~(unsigned int)(UDMEM_CREATE_DMA_COHERENT |
-				     UDMEM_CREATE_KEEP_CONTENTS)) ||
+				     UDMEM_CREATE_KEEP_CONTENTS |
+				     UDMEM_CREATE_SYNC_CHECK_REPORT |
+				     UDMEM_CREATE_SYNC_CHECK_STRICT)) ||
+	    ((flags & UDMEM_CREATE_SYNC_CHECK_REPORT) &&
+	     (flags & UDMEM_CREATE_SYNC_CHECK_STRICT)) ||
 	    (device && !udmem_device_spec_valid(device)))
 		return -EINVAL;
 	if (udmem_sysfs_exists(UDMEM_CLASS_BUFFER, name))
@@ -177,6 +181,10 @@ UDMEM_API int udmem_buffer_create_on(const char *name, uint64_t size,
 		len += snprintf(cmd + len, sizeof(cmd) - len, " dma-coherent");
 	if (flags & UDMEM_CREATE_KEEP_CONTENTS)
 		len += snprintf(cmd + len, sizeof(cmd) - len, " keep-contents");
+	if (flags & UDMEM_CREATE_SYNC_CHECK_REPORT)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " sync-check=report");
+	if (flags & UDMEM_CREATE_SYNC_CHECK_STRICT)
+		len += snprintf(cmd + len, sizeof(cmd) - len, " sync-check=strict");
 	snprintf(cmd + len, sizeof(cmd) - len, "\n");
 	ret = udmem_mgr_command(cmd);
 	if (ret)

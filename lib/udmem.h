@@ -160,6 +160,20 @@ enum udmem_create_flags {
 	 * keeps what it holds, e.g. data a bootloader or an FPGA wrote.
 	 */
 	UDMEM_CREATE_KEEP_CONTENTS = 1u << 1,
+	/**
+	 * Switch the buffer's sync checker on in report mode (manager keyword
+	 * sync-check=report): a CPU access to memory the device owns after a
+	 * sync for the device is counted in the buffer's ownership_violations
+	 * and logged by the kernel.  The sysfs attribute sync_check switches it
+	 * later.  Drivers without the checker refuse it (-EINVAL).
+	 */
+	UDMEM_CREATE_SYNC_CHECK_REPORT = 1u << 2,
+	/**
+	 * The same in strict mode (sync-check=strict): such an access through
+	 * a mapping gets SIGBUS, read() and write() fail with EBUSY.  Not
+	 * with UDMEM_CREATE_SYNC_CHECK_REPORT.
+	 */
+	UDMEM_CREATE_SYNC_CHECK_STRICT = 1u << 3,
 };
 
 /**
@@ -176,7 +190,8 @@ enum udmem_create_flags {
  * @param flags         A mask of enum udmem_create_flags.
  * @return As udmem_buffer_create(); -EINVAL also for unknown flags, a bad
  *         @p device string, a device the manager does not find,
- *         UDMEM_CREATE_DMA_COHERENT with a @p device, and
+ *         UDMEM_CREATE_DMA_COHERENT with a @p device, both sync-check
+ *         flags, and
  *         UDMEM_CREATE_KEEP_CONTENTS without a device that has a no-map,
  *         non-reusable memory-region; -EBUSY when that region is taken
  *         (another buffer, uiomem, or the device's DMA pool); -EOPNOTSUPP

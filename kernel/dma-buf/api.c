@@ -92,7 +92,9 @@ EXPORT_SYMBOL(u_dma_buf_device_search);
  * @option: [7:0] DMA mask width (0: the dma_mask_bit parameter),
  *	[9] treat the new platform device as DMA-coherent (not with @parent),
  *	[12:10] mmap mode (0: the quirk_mmap_mode parameter),
- *	[13] keep the memory's contents (@parent's no-map memory-region)
+ *	[13] keep the memory's contents (@parent's no-map memory-region),
+ *	[15:14] the sync checker: 0 the sync_check parameter, 1 off, 2 report,
+ *	3 strict
  * @parent: device to allocate for, or NULL for a new platform device
  *
  * Return: the buffer's device (see u_dma_buf_device_search()) or ERR_PTR.
@@ -109,6 +111,8 @@ struct device *u_dma_buf_device_create(const char *name, int id, size_t size,
 		.quirk_mmap_mode = (option >> 10) & 7,
 		.dma_coherent = option & U_DMA_BUF_OPTION_DMA_COHERENT,
 		.keep_contents = option & U_DMA_BUF_OPTION_KEEP_CONTENTS,
+		.sync_check = (option >> U_DMA_BUF_OPTION_SYNC_CHECK_SHIFT) &
+			      U_DMA_BUF_OPTION_SYNC_CHECK_MASK,
 		.origin = UDMABUF_ORIGIN_MANAGED,
 	};
 	struct platform_device *pdev;
@@ -277,7 +281,7 @@ int u_dma_buf_device_sync(struct device *dev, int command, int direction,
 	if (size > 0)
 		buf->sync_size = size;
 	mutex_unlock(&buf->lock);
-	ret = command ? udmabuf_sync_cmd(buf, command == 2, 1, true) : 0;
+	ret = command ? udmabuf_sync_cmd(buf, command == 2, 1, true, UDMABUF_VIA_API) : 0;
 	udmabuf_put(buf);
 	return ret;
 }

@@ -27,6 +27,7 @@
 
 struct udmabuf_export {
 	struct udmabuf_view view;
+	struct address_space *mapping;	/* the dma-buf file's, for the sync checker */
 	bool force_sync;
 	bool writable;		/* exported for writing (not O_RDONLY) */
 };
@@ -283,6 +284,8 @@ static void udmabuf_export_release(struct dma_buf *dmabuf)
 	struct udmabuf_export *exp = dmabuf->priv;
 	struct udmabuf *buf = exp->view.buf;
 
+	if (exp->mapping)
+		udmabuf_own_map_del(buf, exp->mapping, exp->view.base);
 	mutex_lock(&buf->lock);
 	buf->exports--;
 	if (buf->debug_export)
@@ -311,7 +314,16 @@ static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
 	if (!exp->writable && udmem_sync_invalidates(for_device, dir))
 		return -EBADF;
 	mutex_lock(&buf->lock);
-	ret = udmabuf_sync_dma(buf, for_device, exp->view.base, exp->view.len, dir);
+	/* The sync checker: not while a sync of the buffer's own gave it away. */
+	if (unlikely(buf->sync_check) && !for_device)
+		ret = udmabuf_own_begin_cpu(buf, exp->view.base, exp->view.len);
+	else
+		ret = 0;
+	if (!ret)
+		ret = udmabuf_sync_dma(buf, for_device, exp->view.base, exp->view.len, dir);
+	if (!ret && unlikely(buf->sync_check))
+		udmabuf_own_sync(buf, for_device, exp->view.base, exp->view.len, dir,
+				 UDMABUF_VIA_DMABUF);
 	mutex_unlock(&buf->lock);
 	return ret;
 }
@@ -408,6 +420,14 @@ int udmabuf_export(struct udmabuf *buf, struct file *file,
 	mutex_lock(&buf->lock);
 	buf->exports++;
 	mutex_unlock(&buf->lock);
+	/* The sync checker removes device-owned pages from its mappings too. */
+	fd = udmabuf_own_map_add(buf, dmabuf->file->f_mapping, exp->view.base,
+				 exp->view.len);
+	if (fd) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	exp->mapping = dmabuf->file->f_mapping;
 
 	fd = dma_buf_fd(dmabuf, fd_flags);
 	if (fd < 0) {

@@ -23,15 +23,26 @@ static int udmabuf_open(struct inode *inode, struct file *file)
 {
 	struct udmabuf *buf = udmabuf_get_by_minor(iminor(inode));
 
+	int ret;
+
 	if (!buf)
 		return -ENODEV;
+	/* The sync checker removes device-owned pages from its mappings. */
+	ret = udmabuf_own_map_add(buf, file->f_mapping, 0, buf->alloc_size);
+	if (ret) {
+		udmabuf_put(buf);
+		return ret;
+	}
 	file->private_data = buf;
 	return 0;
 }
 
 static int udmabuf_release_file(struct inode *inode, struct file *file)
 {
-	udmabuf_put(file->private_data);
+	struct udmabuf *buf = file->private_data;
+
+	udmabuf_own_map_del(buf, file->f_mapping, 0);
+	udmabuf_put(buf);
 	return 0;
 }
 
@@ -108,8 +119,17 @@ static ssize_t udmabuf_rw_begin(struct udmabuf *buf, struct file *file, loff_t p
 			*sync = UDMABUF_RW_OWNER;
 		else if (len && buf->cached_alias)
 			*sync = UDMABUF_RW_ALIAS;
+		/* The sync checker: may the CPU copy what the device owns? */
+		if (unlikely(buf->sync_check) && len && *sync != UDMABUF_RW_OWNER) {
+			int err = udmabuf_own_rw(buf, pos, len, dir == UDMEM_SYNC_TO_DEVICE);
+
+			if (err) {
+				len = err;
+				*sync = UDMABUF_RW_PLAIN;
+			}
+		}
 		if (*sync == UDMABUF_RW_OWNER)
-			udmabuf_sync_range(buf, false, pos, len, dir);
+			udmabuf_sync_range(buf, false, pos, len, dir, UDMABUF_VIA_RW);
 		else if (*sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_FROM_DEVICE)
 			udmabuf_alias_flush(buf, pos, len);
 	}
@@ -122,7 +142,7 @@ static void udmabuf_rw_end(struct udmabuf *buf, enum udmabuf_rw_sync sync, loff_
 {
 	mutex_lock(&buf->lock);
 	if (sync == UDMABUF_RW_OWNER)
-		udmabuf_sync_range(buf, true, pos, len, dir);
+		udmabuf_sync_range(buf, true, pos, len, dir, UDMABUF_VIA_RW);
 	else if (sync == UDMABUF_RW_ALIAS && dir == UDMEM_SYNC_TO_DEVICE)
 		udmabuf_sync_dma(buf, true, pos, len, DMA_TO_DEVICE);
 	mutex_unlock(&buf->lock);

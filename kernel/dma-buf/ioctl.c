@@ -121,9 +121,9 @@ static long udmabuf_ioctl_set_sync(struct udmabuf *buf, void __user *arg, bool w
 
 	switch (cmd) {
 	case U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_CPU:
-		return udmabuf_sync_cmd(buf, false, 1, writable);
+		return udmabuf_sync_cmd(buf, false, 1, writable, UDMABUF_VIA_IOCTL);
 	case U_DMA_BUF_IOCTL_FLAGS_SYNC_CMD_FOR_DEVICE:
-		return udmabuf_sync_cmd(buf, true, 1, writable);
+		return udmabuf_sync_cmd(buf, true, 1, writable, UDMABUF_VIA_IOCTL);
 	default:
 		return 0;
 	}
@@ -185,7 +185,7 @@ long udmabuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (get_user(val, (u64 __user *)uarg))
 			return -EFAULT;
 		return udmabuf_sync_cmd(buf, cmd == U_DMA_BUF_IOCTL_SET_SYNC_FOR_DEVICE, val,
-					writable);
+					writable, UDMABUF_VIA_IOCTL);
 	case U_DMA_BUF_IOCTL_GET_DEV_INFO:
 		return udmabuf_ioctl_dev_info(buf, uarg);
 	case U_DMA_BUF_IOCTL_GET_SYNC:

@@ -7,13 +7,15 @@
  *
  *   create <name> <size> [bus=<bus>] [device=<dev>] [dma-mask=<bits>]
  *          [quirk-mmap-on|quirk-mmap-off|quirk-mmap-auto|quirk-mmap-page]
- *          [dma-coherent] [keep-contents]
+ *          [dma-coherent] [keep-contents] [sync-check=off|report|strict]
  *   delete <name>
  *
  * Numbers are base 0 without suffixes; <size> may also be given as size=N.
  * Keywords match by prefix, as in the original manager; our additions
  * dma-coherent (a new platform device only) and keep-contents (the no-map
- * memory-region of device=, see alloc.c) match whole.  A write returns
+ * memory-region of device=, see alloc.c) match whole, and so does the
+ * value of sync-check= (also spelled sync_check=; the sync checker,
+ * docs/sync-checker.md).  A write returns
  * its byte count, or the errno of the first failing command (the rest of
  * that write is dropped): -EINVAL for a malformed command, -ENOENT for an
  * unknown name, -EEXIST for a duplicate, -EBUSY for deleting a buffer that
@@ -53,6 +55,9 @@ struct udmabuf_mgr_file {
 	size_t len;
 };
 
+/* sync-check= values, in the order of option bits [15:14] minus one */
+static const char * const udmabuf_mgr_checks[] = { "off", "report", "strict" };
+
 /* One command at a time, so that search-then-remove cannot race. */
 static DEFINE_MUTEX(udmabuf_mgr_lock);
 
@@ -82,7 +87,7 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 	struct device *parent = NULL, *dev;
 	u64 size = 0, option = 0, val;
 	bool have_size = false;
-	int i;
+	int i, ret;
 
 	if (ntok < 2)
 		return -EINVAL;
@@ -106,6 +111,14 @@ static int udmabuf_mgr_create(char **tok, int ntok)
 			option |= U_DMA_BUF_OPTION_DMA_COHERENT;
 		} else if (!strcmp(t, "keep-contents")) {
 			option |= U_DMA_BUF_OPTION_KEEP_CONTENTS;
+		} else if (!strncmp(t, "sync-check=", 11) || !strncmp(t, "sync_check=", 11)) {
+			ret = match_string(udmabuf_mgr_checks, ARRAY_SIZE(udmabuf_mgr_checks),
+					   t + 11);
+			if (ret < 0)
+				return -EINVAL;
+			option &= ~((u64)U_DMA_BUF_OPTION_SYNC_CHECK_MASK <<
+				    U_DMA_BUF_OPTION_SYNC_CHECK_SHIFT);
+			option |= (u64)(ret + 1) << U_DMA_BUF_OPTION_SYNC_CHECK_SHIFT;
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-on")) {
 			option = (option & ~(7ULL << 10)) | (2ULL << 10);
 		} else if (udmabuf_mgr_keyword(t, "quirk-mmap-off")) {

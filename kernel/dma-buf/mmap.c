@@ -210,6 +210,70 @@ static const struct vm_operations_struct udmabuf_vm_ops_pmd = {
 	.huge_fault = UDMEM_HUGE_FAULT(udmabuf_vm_huge_fault),
 };
 
+/*
+ * The sync checker's mappings (ownership.c): nothing is mapped at mmap
+ * time, every page comes through this fault, which asks who owns it, and
+ * maps a page the device reads write-protected.  Under buf->lock, so that
+ * a sync for the device either sees the entry and removes it or is seen.
+ * One PTE per fault, also where PMD entries would fit.
+ */
+static vm_fault_t udmabuf_vm_fault_check(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct udmabuf_view *view = vma->vm_private_data;
+	struct udmabuf *buf = view->buf;
+	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
+	unsigned long idx;
+	bool wrprotect;
+	pgprot_t prot;
+	vm_fault_t ret;
+
+	if (off >= view->len)
+		return VM_FAULT_SIGBUS;
+	idx = (view->base + off) >> PAGE_SHIFT;
+	mutex_lock(&buf->lock);
+	ret = udmabuf_own_fault(buf, view->base + off, vmf->address,
+				vmf->flags & FAULT_FLAG_WRITE, &wrprotect);
+	if (ret)
+		goto out;
+	if (buf->mt.map == UDMABUF_MAP_PAGES) {
+		ret = vmf_insert_page(vma, vmf->address, buf->pages[idx]);
+	} else {
+		prot = vma->vm_page_prot;
+		if (wrprotect)
+			prot = __pgprot(pte_val(pte_wrprotect(__pte(pgprot_val(prot)))));
+		ret = vmf_insert_pfn_prot(vma, vmf->address, buf->pfn + idx, prot);
+	}
+	if (ret == VM_FAULT_NOPAGE)
+		atomic_long_inc(&buf->map_pte);
+out:
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+
+/* A write to a write-protected page of a checked pfn-mode mapping. */
+static vm_fault_t udmabuf_vm_mkwrite_check(struct vm_fault *vmf)
+{
+	struct udmabuf_view *view = vmf->vma->vm_private_data;
+	struct udmabuf *buf = view->buf;
+	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
+	vm_fault_t ret;
+
+	if (off >= view->len)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&buf->lock);
+	ret = udmabuf_own_mkwrite(buf, view->base + off, vmf->address);
+	mutex_unlock(&buf->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct udmabuf_vm_ops_check = {
+	.open = udmabuf_vm_open,
+	.close = udmabuf_vm_close,
+	.fault = udmabuf_vm_fault_check,
+	.pfn_mkwrite = udmabuf_vm_mkwrite_check,
+};
+
 /* Do page frames from @pfn on agree with @addr modulo 2 MiB? */
 static bool udmabuf_pmd_congruent(unsigned long addr, unsigned long pfn)
 {
@@ -308,6 +372,20 @@ static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *v
 	vma->vm_ops = &udmabuf_vm_ops;
 	vma->vm_private_data = view;
 	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
+	/*
+	 * Checked: every page comes through udmabuf_vm_fault_check().  Not an
+	 * uncached mapping (O_SYNC, sync_mode bit 2): it needs no cache syncs.
+	 */
+	if (unlikely(READ_ONCE(buf->sync_check)) && cached) {
+		vma->vm_ops = &udmabuf_vm_ops_check;
+		if (buf->mt.map == UDMABUF_MAP_PAGES) {
+			udmem_vm_flags_clear(vma, VM_IO | VM_PFNMAP);
+			udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
+		} else {
+			udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+		}
+		return 0;
+	}
 	if (buf->mt.map == UDMABUF_MAP_PAGES) {
 		udmem_vm_flags_clear(vma, VM_IO | VM_PFNMAP);
 		udmem_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);

@@ -37,8 +37,10 @@ static int udmabuf_read_u64_prop(struct device *dev, const char *prop, u64 *val)
 static int udmabuf_parse_properties(struct device *dev, struct udmabuf_params *p,
 				    const char **name)
 {
+	const char *str;
 	u32 v;
 	u64 v64, end;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->minor = -1;
@@ -117,6 +119,15 @@ static int udmabuf_parse_properties(struct device *dev, struct udmabuf_params *p
 	}
 	/* udmem addition: the buffer keeps its memory-region's contents */
 	p->keep_contents = device_property_read_bool(dev, "keep-contents");
+	/* udmem addition: the sync checker, "off", "report" or "strict" */
+	if (!device_property_read_string(dev, "sync-check", &str)) {
+		ret = udmabuf_check_parse(str);
+		if (ret < 0) {
+			dev_err(dev, "invalid sync-check \"%s\"\n", str);
+			return -EINVAL;
+		}
+		p->sync_check = ret + 1;
+	}
 	if (device_property_read_bool(dev, "quirk-mmap-on"))
 		p->quirk_mmap_mode = U_DMA_BUF_MMAP_MODE_ON;
 	if (device_property_read_bool(dev, "quirk-mmap-off"))

@@ -142,6 +142,24 @@ static void udmabuf_info(struct udmabuf *buf)
 	}
 }
 
+/*
+ * The sync checker's mode asked for at creation, once the memory type is
+ * known.  A buffer it cannot check is made all the same, unchecked.
+ */
+static void udmabuf_create_check(struct udmabuf *buf)
+{
+	u32 mode = buf->sync_check;
+	int ret;
+
+	if (!mode)
+		return;
+	buf->sync_check = UDMABUF_CHECK_OFF;
+	ret = udmabuf_own_set_mode(buf, mode);
+	if (ret)
+		dev_warn(buf->dma_dev, "%s: sync check %s not possible: %d\n", buf->name,
+			 udmabuf_check_name(mode), ret);
+}
+
 /**
  * udmabuf_create() - allocate a buffer and publish it
  * @p: what to create
@@ -162,7 +180,8 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	if (p->size > (u64)SIZE_MAX - PAGE_SIZE + 1)
 		return ERR_PTR(-E2BIG);
 	if (p->sync_mode > UDMABUF_SYNC_MODE_MAX ||
-	    !udmem_sync_dir_valid(p->sync_direction))
+	    !udmem_sync_dir_valid(p->sync_direction) ||
+	    p->sync_check > UDMABUF_CHECK_MAX + 1)
 		return ERR_PTR(-EINVAL);
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
@@ -191,6 +210,7 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	buf->dma_dev = get_device(dma_dev);
 	buf->view.buf = buf;
 	buf->view.len = buf->alloc_size;
+	udmabuf_own_init(buf, p->sync_check);
 
 	mutex_lock(&udmabuf_registry_lock);
 	ret = udmabuf_minor_alloc_locked(buf, p->minor);
@@ -217,6 +237,7 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	if (ret)
 		goto err_unlist;
 	udmabuf_memtype_settle(buf);
+	udmabuf_create_check(buf);
 
 	sys_dev = device_create_with_groups(udmabuf_class, parent,
 					    MKDEV(MAJOR(udmabuf_devt), buf->minor),
@@ -233,6 +254,7 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 	return buf;
 
 err_free_mem:
+	udmabuf_own_free(buf);
 	udmabuf_free(buf);
 err_unlist:
 	mutex_lock(&udmabuf_registry_lock);
@@ -250,6 +272,7 @@ static void udmabuf_release(struct kref *ref)
 {
 	struct udmabuf *buf = container_of(ref, struct udmabuf, ref);
 
+	udmabuf_own_free(buf);
 	udmabuf_free(buf);
 	if (buf->rmem)
 		udmabuf_rmem_put(buf->dma_dev);

@@ -51,20 +51,28 @@ int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
  * @offset: start of the range
  * @size: length of the range; 0 syncs nothing but still sets the owner
  * @dir: 0 bidirectional, 1 to device, 2 from device
+ * @via: who asks, for the sync checker
  *
  * Return: 0, or -EINVAL if the range is not inside the buffer.
  */
 int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
-		       u64 size, u32 dir)
+		       u64 size, u32 dir, enum udmabuf_via via)
 {
 	int ret;
 
 	if (!udmem_sync_dir_valid(dir))
 		return -EINVAL;
 	ret = udmabuf_sync_dma(buf, for_device, offset, size, udmem_sync_dma_dir(dir));
-	if (!ret)
-		buf->sync_owner = for_device;
-	return ret;
+	if (ret)
+		return ret;
+	buf->sync_owner = for_device;
+	/*
+	 * The sync checker follows the user's syncs; the brackets of an
+	 * O_SYNC read() or write() leave its owners as they were.
+	 */
+	if (unlikely(buf->sync_check) && via != UDMABUF_VIA_RW)
+		udmabuf_own_sync(buf, for_device, offset, size, dir, via);
+	return 0;
 }
 
 /**
@@ -74,6 +82,7 @@ int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
  * @value: 0, 1 (stored parameters) or a packed command
  * @writable: the caller may write the buffer; else a sync that may
  *	invalidate (udmem_sync_invalidates()) is refused
+ * @via: who asks, for the sync checker
  *
  * The value stays readable in the attribute when the command fails and
  * reads 0 after it succeeded.
@@ -81,7 +90,8 @@ int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
  * Return: 0, -EINVAL for a range outside the buffer, -EBADF for an
  * invalidating sync without write access, -ENODEV if removed.
  */
-int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable)
+int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable,
+		     enum udmabuf_via via)
 {
 	struct udmem_sync_cmd cmd;
 	u64 *slot = for_device ? &buf->sync_for_device : &buf->sync_for_cpu;
@@ -106,10 +116,11 @@ int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writa
 		break;
 	case UDMEM_SYNC_STORED:
 		ret = udmabuf_sync_range(buf, for_device, buf->sync_offset,
-					 buf->sync_size, buf->sync_direction);
+					 buf->sync_size, buf->sync_direction, via);
 		break;
 	case UDMEM_SYNC_PACKED:
-		ret = udmabuf_sync_range(buf, for_device, cmd.offset, cmd.size, cmd.dir);
+		ret = udmabuf_sync_range(buf, for_device, cmd.offset, cmd.size, cmd.dir,
+					 via);
 		break;
 	}
 	if (!ret)

@@ -236,7 +236,7 @@ static ssize_t udmabuf_sync_store(struct device *dev, const char *page, size_t c
 	ret = kstrtou64(page, 0, &val);
 	if (ret)
 		return ret;
-	ret = udmabuf_sync_cmd(buf, for_device, val, true);
+	ret = udmabuf_sync_cmd(buf, for_device, val, true, UDMABUF_VIA_SYSFS);
 	return ret ? ret : count;
 }
 
@@ -310,6 +310,77 @@ static ssize_t mmap_pte_entries_show(struct device *dev, struct device_attribute
 }
 static DEVICE_ATTR_RO(mmap_pte_entries);
 
+/* The sync checker (ownership.c): off, report or strict. */
+static ssize_t sync_check_show(struct device *dev, struct device_attribute *attr, char *page)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%s\n", udmabuf_check_name(READ_ONCE(buf->sync_check)));
+}
+
+static ssize_t sync_check_store(struct device *dev, struct device_attribute *attr,
+				const char *page, size_t count)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+	int mode = udmabuf_check_parse(page);
+	int ret;
+
+	if (mode < 0)
+		return mode;
+	ret = udmabuf_own_set_mode(buf, mode);
+	return ret ? ret : count;
+}
+static UDMABUF_ATTR_RW_GROUP(sync_check);
+
+/* A counter of the checker's; writing 0 resets it. */
+static ssize_t udmabuf_counter_store(atomic_long_t *counter, const char *page, size_t count)
+{
+	u64 val;
+	int ret;
+
+	ret = kstrtou64(page, 0, &val);
+	if (ret)
+		return ret;
+	if (val)
+		return -EINVAL;
+	atomic_long_set(counter, 0);
+	return count;
+}
+
+static ssize_t ownership_violations_show(struct device *dev, struct device_attribute *attr,
+					 char *page)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->own_violations));
+}
+
+static ssize_t ownership_violations_store(struct device *dev, struct device_attribute *attr,
+					  const char *page, size_t count)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_counter_store(&buf->own_violations, page, count);
+}
+static UDMABUF_ATTR_RW_GROUP(ownership_violations);
+
+static ssize_t redundant_syncs_show(struct device *dev, struct device_attribute *attr,
+				    char *page)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->own_redundant));
+}
+
+static ssize_t redundant_syncs_store(struct device *dev, struct device_attribute *attr,
+				     const char *page, size_t count)
+{
+	struct udmabuf *buf = dev_get_drvdata(dev);
+
+	return udmabuf_counter_store(&buf->own_redundant, page, count);
+}
+static UDMABUF_ATTR_RW_GROUP(redundant_syncs);
+
 static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_driver_version.attr,
 	&dev_attr_size.attr,
@@ -328,6 +399,9 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_ioctl_version.attr,
 	&dev_attr_mmap_pmd_entries.attr,
 	&dev_attr_mmap_pte_entries.attr,
+	&dev_attr_sync_check.attr,
+	&dev_attr_ownership_violations.attr,
+	&dev_attr_redundant_syncs.attr,
 	NULL
 };
 

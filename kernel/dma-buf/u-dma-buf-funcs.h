@@ -19,6 +19,9 @@
 #define U_DMA_BUF_OPTION_MMAP_MODE_SHIFT	10
 #define U_DMA_BUF_OPTION_MMAP_MODE_MASK		0x7
 #define U_DMA_BUF_OPTION_KEEP_CONTENTS		BIT_ULL(13)	/* udmem addition */
+/* the sync checker: 0 the sync_check parameter, 1 off, 2 report, 3 strict */
+#define U_DMA_BUF_OPTION_SYNC_CHECK_SHIFT	14		/* udmem addition */
+#define U_DMA_BUF_OPTION_SYNC_CHECK_MASK	0x3
 
 struct device *u_dma_buf_device_search(const char *name, int id);
 struct device *u_dma_buf_device_create(const char *name, int id, size_t size,

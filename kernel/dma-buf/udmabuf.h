@@ -21,6 +21,7 @@
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/ratelimit.h>
 #include <linux/types.h>
 
 #include <linux/u-dma-buf-ioctl.h>
@@ -61,6 +62,7 @@ struct udmabuf_params {
 	int dma_mask_bits;		/* 0: keep the device's mask */
 	bool dma_coherent;		/* mark a new platform device coherent */
 	bool keep_contents;		/* no zeroing: see udmabuf_alloc_kept() */
+	u32 sync_check;			/* 0: the sync_check parameter, else mode + 1 */
 	enum udmabuf_origin origin;
 	struct platform_device *pdev;	/* the probing platform device, if any */
 	bool rmem;			/* a user of the device's memory-region */
@@ -93,6 +95,25 @@ struct udmabuf_memtype {
 	bool setup_bound;		/* the DMA setup goes with the driver */
 	enum udmabuf_map map;
 };
+
+/* The sync checker's modes (ownership.c, docs/sync-checker.md). */
+enum udmabuf_check {
+	UDMABUF_CHECK_OFF,
+	UDMABUF_CHECK_REPORT,		/* a kernel message, then the access goes on */
+	UDMABUF_CHECK_STRICT,		/* SIGBUS, or read()/write() fail with EBUSY */
+	UDMABUF_CHECK_MAX = UDMABUF_CHECK_STRICT,
+};
+
+/* Who asked for a sync, for the checker's messages. */
+enum udmabuf_via {
+	UDMABUF_VIA_SYSFS,
+	UDMABUF_VIA_IOCTL,
+	UDMABUF_VIA_API,		/* the in-kernel API */
+	UDMABUF_VIA_RW,			/* read()/write() with O_SYNC */
+	UDMABUF_VIA_DMABUF,		/* an export's CPU access brackets */
+};
+
+struct udmabuf_own;
 
 struct udmabuf {
 	struct kref ref;
@@ -140,6 +161,14 @@ struct udmabuf {
 	atomic_long_t map_pmd;		/* PMD entries put in user mappings */
 	atomic_long_t map_pte;		/* PTE entries put in user mappings */
 	u32 debug_export;		/* 1: log exports */
+
+	/* the sync checker (ownership.c); the fields under buf->lock */
+	u32 sync_check;			/* UDMABUF_CHECK_*; READ_ONCE() outside the lock */
+	struct udmabuf_own *own;	/* page owners, from the first switch on */
+	struct list_head own_maps;	/* address spaces of the user mappings */
+	atomic_long_t own_violations;
+	atomic_long_t own_redundant;	/* syncs for the CPU of CPU-owned memory */
+	struct ratelimit_state own_rs;
 };
 
 /* Memory from a per-device pool (a no-map reserved-memory region). */
@@ -231,11 +260,30 @@ void udmabuf_free(struct udmabuf *buf);
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		     enum dma_data_direction dir);
 int udmabuf_sync_range(struct udmabuf *buf, bool for_device, u64 offset,
-		       u64 size, u32 dir);
-int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable);
+		       u64 size, u32 dir, enum udmabuf_via via);
+int udmabuf_sync_cmd(struct udmabuf *buf, bool for_device, u64 value, bool writable,
+		     enum udmabuf_via via);
 
 /* file.c */
 extern const struct file_operations udmabuf_fops;
+
+/* ownership.c: the sync checker */
+extern int udmabuf_default_sync_check;
+int udmabuf_check_parse(const char *s);
+const char *udmabuf_check_name(u32 mode);
+void udmabuf_own_init(struct udmabuf *buf, u32 param);
+void udmabuf_own_free(struct udmabuf *buf);
+int udmabuf_own_set_mode(struct udmabuf *buf, u32 mode);
+int udmabuf_own_map_add(struct udmabuf *buf, struct address_space *mapping, u64 base,
+			u64 len);
+void udmabuf_own_map_del(struct udmabuf *buf, struct address_space *mapping, u64 base);
+void udmabuf_own_sync(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
+		      u32 dir, enum udmabuf_via via);
+int udmabuf_own_rw(struct udmabuf *buf, u64 offset, u64 len, bool write);
+int udmabuf_own_begin_cpu(struct udmabuf *buf, u64 offset, u64 len);
+vm_fault_t udmabuf_own_fault(struct udmabuf *buf, u64 offset, unsigned long addr,
+			     bool write, bool *wrprotect);
+vm_fault_t udmabuf_own_mkwrite(struct udmabuf *buf, u64 offset, unsigned long addr);
 
 /* mmap.c */
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,

@@ -321,3 +321,40 @@ def test_keep_contents_survives_delete_and_create(udmabuf):
     with a:
         a.invalidate()
         assert np.array_equal(a, data)
+
+
+def test_sync_check_bad_mode_refused_before_the_manager():
+    with pytest.raises(ValueError):
+        udmem.Buffer.create("py-sc", 65536, sync_check="loud")
+
+
+def test_sync_check_counts_a_missing_sync(udmabuf):
+    udmem.Buffer.create("py-sc", 65536, mmap_mode="on", sync_check="report")
+    done = False
+    try:
+        with udmem.Buffer.open("py-sc") as buf:
+            assert buf.sync_check == "report"
+            assert buf.ownership_violations == 0
+            a = buf.asarray()
+            a[:] = 7
+            buf.sync_for_device()
+            assert int(a[8192]) == 7        # the device owns it: counted
+            assert buf.ownership_violations == 1
+            buf.sync_for_cpu()
+            assert int(a[12288]) == 7       # handed back: clean
+            assert buf.ownership_violations == 1
+            buf.sync_for_cpu()              # nothing to hand back
+            assert buf.redundant_syncs == 1
+            buf.sync_check = "off"
+            assert buf.sync_check == "off"
+            with pytest.raises(ValueError):
+                buf.sync_check = "loud"
+            del a
+        done = True
+    finally:
+        # After a failed assert the traceback still holds the array: busy.
+        try:
+            udmem.Buffer.delete("py-sc")
+        except OSError:
+            if done:
+                raise

@@ -29,6 +29,9 @@ MMAP_MODES = {
 }
 _MMAP_MODE_NAMES = {v: k for k, v in MMAP_MODES.items()}
 
+#: The sync checker's modes (docs/sync-checker.md).
+SYNC_CHECK_MODES = ("off", "report", "strict")
+
 _names = itertools.count()
 
 
@@ -82,14 +85,17 @@ class Buffer(Device):
     @staticmethod
     def create(name: str, size: int, *, dma_mask_bits: int = 0,
                mmap_mode: str | None = None, device: str | None = None,
-               dma_coherent: bool = False, keep_contents: bool = False) -> None:
+               dma_coherent: bool = False, keep_contents: bool = False,
+               sync_check: str | None = None) -> None:
         """Create a buffer through /dev/u-dma-buf-mgr.
 
         ``device`` ("[BUS/]NAME", e.g. ``"pci/0000:00:03.0"``) allocates for
         that device instead of a new platform device.  udmem's additions:
         ``dma_coherent`` marks the new platform device DMA-coherent (not with
         ``device``); ``keep_contents`` does not zero the memory: the buffer is
-        ``device``'s no-map device-tree memory-region and keeps what it holds.
+        ``device``'s no-map device-tree memory-region and keeps what it holds;
+        ``sync_check`` ("off", "report" or "strict") switches the sync
+        checker (None: the module's default).
         """
         check_name(name)
         if size <= 0:
@@ -113,6 +119,10 @@ class Buffer(Device):
             if device is None:
                 raise ValueError(f"{name}: keep_contents needs device= (its memory-region)")
             command += " keep-contents"
+        if sync_check is not None:
+            if sync_check not in SYNC_CHECK_MODES:
+                raise ValueError(f"{name}: sync_check must be one of {list(SYNC_CHECK_MODES)}")
+            command += f" sync-check={sync_check}"
         if name in Buffer.list():
             raise oserror(errno.EEXIST, name, "create")
         _mgr_command(name, command + "\n")
@@ -176,6 +186,38 @@ class Buffer(Device):
         raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER,
                           bytes(_uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER >> 16 & 0x3FFF))
         return "device" if int.from_bytes(raw, sys.byteorder) else "cpu"
+
+    @property
+    def sync_check(self) -> str:
+        """The sync checker: "off", "report" or "strict" (docs/sync-checker.md).
+
+        Setting it needs write access to the sysfs attribute; switch it on
+        before mapping the buffer: the mapping of an open Buffer is only
+        checked if it was made while the checker was on.  OSError
+        EOPNOTSUPP where the driver cannot check the buffer's mappings.
+        """
+        return _device.sysfs_read(self._CLASS, self._name, "sync_check")
+
+    @sync_check.setter
+    def sync_check(self, mode: str) -> None:
+        if mode not in SYNC_CHECK_MODES:
+            raise ValueError(f"{self._name}: sync_check must be one of {list(SYNC_CHECK_MODES)}")
+        path = os.path.join(_device.SYSFS_CLASS, self._CLASS, self._name, "sync_check")
+        try:
+            with open(path, "w") as f:
+                f.write(mode)
+        except OSError as e:
+            raise oserror(e.errno, self._name, "sync_check") from None
+
+    @property
+    def ownership_violations(self) -> int:
+        """CPU accesses to memory the device owned, as the sync checker counted them."""
+        return _device.sysfs_int(self._CLASS, self._name, "ownership_violations")
+
+    @property
+    def redundant_syncs(self) -> int:
+        """Syncs for the CPU of memory the CPU owned already (the sync checker's count)."""
+        return _device.sysfs_int(self._CLASS, self._name, "redundant_syncs")
 
     def _sync(self, cmd: int, offset: int, size: int | None, direction: int, what: str) -> None:
         self._check_open()

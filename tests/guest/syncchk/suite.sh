@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# syncchk: u-dma-buf's sync checker (docs/sync-checker.md).  syncchk.c runs
+# the deliberately wrong programs (caught at the right offset in report and
+# strict mode), the correct ones (clean), the races and the switch; then
+# seed 000's client pattern (udmabuf-cpu-access: mmap and read()/write(),
+# O_SYNC and cached with the sysfs sync protocol) runs on a buffer with the
+# checker strict and must leave no violation; the CLI's --sync-check and the
+# module parameter make new buffers start checked.
+
+SC_CLS=/sys/class/u-dma-buf
+
+sc_cleanup() {
+	for b in udmem-sc-client udmem-sc-param udmem-sc-cli; do
+		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
+	done
+	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
+	lsmod | grep -q '^u_dma_buf ' && udmem_rmmod u-dma-buf
+}
+
+if udmem_insmod u-dma-buf && udmem_insmod u-dma-buf-mgr; then
+	tap_ok setup
+	udmem_run syncchk
+
+	# seed 000's client pattern, checked strictly
+	if echo "create udmem-sc-client 0x100000 quirk-mmap-on sync-check=strict" > /dev/u-dma-buf-mgr; then
+		tap_eq client/checker-on strict "$(cat $SC_CLS/udmem-sc-client/sync_check)"
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/client" UDMABUF_DEV=udmem-sc-client udmabuf-cpu-access |
+			grep -v '^# cpu-access '
+		tap_eq client/no-violations 0 "$(cat $SC_CLS/udmem-sc-client/ownership_violations)"
+		echo "delete udmem-sc-client" > /dev/u-dma-buf-mgr
+	else
+		tap_fail client/create "create with sync-check=strict failed"
+	fi
+
+	# the CLI's switch (libudmem's UDMEM_CREATE_SYNC_CHECK_* flags)
+	if udmem create udmem-sc-cli 64K --mmap-mode on --sync-check strict > /dev/null; then
+		tap_eq cli/create-sync-check-strict strict "$(cat $SC_CLS/udmem-sc-cli/sync_check)"
+		udmem delete udmem-sc-cli > /dev/null
+	else
+		tap_fail cli/create-sync-check-strict "udmem create --sync-check strict failed"
+	fi
+	if udmem create udmem-sc-cli 64K --sync-check loud 2> /dev/null; then
+		tap_fail cli/bad-sync-check-refused "udmem create --sync-check loud succeeded"
+		udmem delete udmem-sc-cli > /dev/null
+	else
+		tap_ok cli/bad-sync-check-refused
+	fi
+
+	# the module parameter: the default of new buffers
+	echo report > /sys/module/u_dma_buf/parameters/sync_check
+	tap_eq param/reads-back report "$(cat /sys/module/u_dma_buf/parameters/sync_check)"
+	if echo "create udmem-sc-param 0x10000 quirk-mmap-on" > /dev/u-dma-buf-mgr; then
+		tap_eq param/new-buffer-checked report "$(cat $SC_CLS/udmem-sc-param/sync_check)"
+		echo "delete udmem-sc-param" > /dev/u-dma-buf-mgr
+	else
+		tap_fail param/create "create failed"
+	fi
+	echo off > /sys/module/u_dma_buf/parameters/sync_check
+	if echo bogus > /sys/module/u_dma_buf/parameters/sync_check 2>/dev/null; then
+		tap_fail param/bad-value-refused "bogus accepted"
+	else
+		tap_ok param/bad-value-refused
+	fi
+else
+	tap_fail setup "insmod u-dma-buf or u-dma-buf-mgr failed"
+fi
+sc_cleanup
+if lsmod | grep -q '^u_dma_buf'; then
+	tap_fail cleanup "u-dma-buf still loaded"
+else
+	tap_ok cleanup
+fi
