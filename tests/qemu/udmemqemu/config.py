@@ -215,6 +215,10 @@ class Target:
         "$UDMEM_CACHE/debug).  Its bzImage/Image is booted, its build tree is "
         "KERNEL_SRC and its modules are the guest_kmods; the Debian fetch still gives "
         "busybox.  Empty: Debian's packaged kernel.", "")
+    debug_flavour: str = _key(
+        "Flavour of the `debug_kernel` (build-kernel -f): kasan (KASAN, the default) or "
+        "kcsan (the KCSAN data-race detector instead of KASAN; the rest alike).",
+        "kasan", choices=("kasan", "kcsan"))
     coverage: int = _key(
         "Percent: build the project's modules (kernel/) with gcov profiling (the kernel "
         "needs CONFIG_GCOV_KERNEL: the debug kernels have it), bring the guest's counts "

@@ -43,7 +43,7 @@ def debug_state(conf: Target) -> dict[str, str]:
     afterwards; its stderr goes to ours as it comes.  The folder it prints
     last holds `info`, which names the image, the build tree (KERNEL_SRC) and
     the installed modules."""
-    cmd = [BUILD_KERNEL, "-a", conf.debug_kernel, "-j", "2"]
+    cmd = [BUILD_KERNEL, "-a", conf.debug_kernel, "-f", conf.debug_flavour, "-j", "2"]
     log(f"udmem-qemu: {conf.name}: debug kernel by tests/qemu/debug/build-kernel "
         f"{' '.join(cmd[1:])} (cold: 10 min of CPU)")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

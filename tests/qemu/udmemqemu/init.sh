@@ -36,13 +36,17 @@ fi
 # tests/qemu/udmemqemu, as are the list of benign lines and that of other
 # drivers' known stack dumps), numbered by grep -n.
 # The known dumps are looked for only when there is a report: a clean log
-# (the usual case, up to 35 000 lines) costs no second pass.
+# (the usual case, up to 35 000 lines) costs no second pass.  The lines of
+# foreign reports that name none of our code (KCSAN's about the rest of the
+# kernel) are left in /tmp/dmesg.foreign.
 log_reports() {
     dmesg > /tmp/dmesg.scan
+    : > /tmp/dmesg.foreign
     grep -n -E -f /udmem/kernel-reports.ere /tmp/dmesg.scan |
         grep -v -E -f /udmem/kernel-reports-benign.ere > /tmp/dmesg.reports
     [ -s /tmp/dmesg.reports ] || return 0
-    awk -F: -v known="$(peer_bug_lines /tmp/dmesg.scan | tr '\n' ' ')" '
+    foreign_report_lines /tmp/dmesg.scan > /tmp/dmesg.foreign
+    awk -F: -v known="$(peer_bug_lines /tmp/dmesg.scan | cat - /tmp/dmesg.foreign | cut -d" " -f1 | tr '\n' ' ')" '
         BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] }
         !($1 in skip)' /tmp/dmesg.reports
 }
@@ -60,6 +64,35 @@ peer_bug_lines() {
                  if (/<\/TASK>/ || (!task && /ret_from_fork/) || n > 40) {
                      if (hit) for (j = first; j <= FNR; j++) print j
                      inside = 0 } }' /udmem/kernel-reports-peer.tsv "$1"
+}
+# foreign_report_lines LOG: the line numbers of each report that a
+# "foreign" line of /udmem/kernel-reports-peer.tsv describes and that names
+# none of our code (the file says how), as parse.py finds them on the
+# host's console; a report's first line is followed by its name.
+foreign_report_lines() {
+    awk -F'\t' 'FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF == 5 && $1 == "foreign") {
+                                          name[++k] = $2; first_re[k] = $3
+                                          last_re[k] = $4; ours[k] = $5 }
+                                      next }
+        inside && FNR - first >= 400 { inside = 0 }
+        inside { if ($0 ~ ours[inside]) hit = 1
+                 if ($0 ~ last_re[inside]) {
+                     if (!hit) { print first " " name[inside]
+                                 for (j = first + 1; j <= FNR; j++) print j }
+                     inside = 0 }
+                 next }
+        { for (i = 1; i <= k; i++) if ($0 ~ first_re[i]) {
+              inside = i; first = FNR; hit = ($0 ~ ours[i]); break } }' \
+        /udmem/kernel-reports-peer.tsv "$1"
+}
+# foreign_report_summary SUITE: after log_reports, the first line of each
+# foreign report it set aside and their count by name, as comments.
+foreign_report_summary() {
+    [ -s /tmp/dmesg.foreign ] || return 0
+    awk -v suite="$1" 'NR == FNR { if (NF == 2) first[$1] = $2; next }
+         FNR in first { n[first[FNR]]++; print "# set aside (none of our code): " $0 }
+         END { for (k in n) print "# kernel/" k "-foreign-reports: " n[k] " in " suite }' \
+        /tmp/dmesg.foreign /tmp/dmesg.scan
 }
 # kmemleak (the debug kernel): report only objects that stay unreferenced
 # over two scans (a scan skips objects younger than 5 s); each `scan` write
@@ -128,6 +161,7 @@ while read -r suite <&9; do
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
     fi
     bad=$(log_reports | head -n 5 | cut -d: -f2- | tr '\n' ' ')
+    foreign_report_summary "$suite"
     # Say so when the scan is slow: a suite can leave tens of thousands of
     # lines (arm64 once lost 160 s between two suites with only this between).
     scanned=$(cut -d. -f1 /proc/uptime)

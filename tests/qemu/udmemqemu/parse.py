@@ -61,6 +61,48 @@ def read_peer_bugs(path: str = PEER_FILE) -> list[tuple[re.Pattern, re.Pattern]]
 PEER_BUGS = read_peer_bugs()
 
 
+def read_foreign(path: str = PEER_FILE) -> list[tuple[str, re.Pattern, re.Pattern, re.Pattern]]:
+    """(name, first line, last line, ours) of each "foreign" line of
+    kernel-reports-peer.tsv: reports of the rest of the kernel (KCSAN's)."""
+    with open(path) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+    return [(r[1], re.compile(r[2]), re.compile(r[3]), re.compile(r[4]))
+            for r in rows if len(r) == 5 and r[0] == "foreign"]
+
+
+FOREIGN = read_foreign()
+# Lines a foreign report may run to; one not closed by then is not set aside.
+FOREIGN_MAX_LINES = 400
+
+
+def foreign_reports(lines: list[str]) -> tuple[set[int], list[tuple[str, int]]]:
+    """The foreign reports (kernel-reports-peer.tsv) that name none of our
+    code: the indexes of all their lines, and (name, index of the first
+    line) of each.  A report runs from a line its first pattern matches to
+    the next line its last-line pattern matches, within FOREIGN_MAX_LINES;
+    a line of it that the ours pattern matches keeps it a report.
+    init.sh's foreign_report_lines does the same in the guest."""
+    aside: set[int] = set()
+    found: list[tuple[str, int]] = []
+    i = 0
+    while i < len(lines):
+        kind = next((k for k in FOREIGN if k[1].search(lines[i])), None)
+        if kind is None:
+            i += 1
+            continue
+        name, _, last, ours = kind
+        end = next((j for j in range(i + 1, min(len(lines), i + FOREIGN_MAX_LINES))
+                    if last.search(lines[j])), None)
+        if end is None:
+            i += FOREIGN_MAX_LINES
+            continue
+        if not any(ours.search(line) for line in lines[i:end + 1]):
+            aside.update(range(i, end + 1))
+            found.append((name, i))
+        i = end + 1
+    return aside, found
+
+
 def peer_bug_lines(lines: list[str]) -> set[int]:
     """Indexes of the lines of each stack dump kernel-reports-peer.tsv lists:
     from a line its first pattern matches to the dump's </TASK>, or its
@@ -128,6 +170,12 @@ def parse_console(console, ended):
     if seen_end:
         suite_done()
     aside = peer_bug_lines(console)
+    foreign, found = foreign_reports(console)
+    aside |= foreign
+    for name in sorted({n for n, _ in found}):
+        firsts = [console[i].strip()[:200] for n, i in found if n == name]
+        show(f"# kernel/{name}-foreign-reports: {len(firsts)} (none of our code; set aside)\n" +
+             "\n".join(f"#   {line}" for line in firsts))
     bad = [n for n, line in enumerate(console) if kernel_report(line) and n not in aside and
            not parse_result(line) and not line.startswith("#")]
     tail = "\n".join("#   " + line for line in console[-40:])
