@@ -73,8 +73,10 @@ err_close:
 
 void udmem_dev_close(struct udmem_dev *dev)
 {
-	if (dev->map)
+	if (dev->map) {
+		udmem_maps_del(dev->map);
 		munmap(dev->map, dev->size);
+	}
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->lock);
 }
@@ -98,6 +100,8 @@ int udmem_dev_map(struct udmem_dev *dev, void **addr)
 			ret = -errno;
 		else
 			dev->map = p;
+		if (!ret)
+			udmem_maps_add(p, dev->size, dev->name);
 	}
 	if (!ret)
 		*addr = dev->map;
@@ -110,12 +114,17 @@ int udmem_dev_unmap(struct udmem_dev *dev)
 	int ret = 0;
 
 	pthread_mutex_lock(&dev->lock);
-	if (!dev->map)
+	if (!dev->map) {
 		ret = -EINVAL;
-	else if (munmap(dev->map, dev->size) < 0)
-		ret = -errno;
-	else
-		dev->map = NULL;
+	} else {
+		udmem_maps_del(dev->map);
+		if (munmap(dev->map, dev->size) < 0) {
+			ret = -errno;
+			udmem_maps_add(dev->map, dev->size, dev->name);
+		} else {
+			dev->map = NULL;
+		}
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return ret;
 }

@@ -44,6 +44,10 @@ int udmem_dev_open(struct udmem_dev *dev, const char *class, const char *name,
 void udmem_dev_close(struct udmem_dev *dev);
 int udmem_dev_map(struct udmem_dev *dev, void **addr);
 int udmem_dev_unmap(struct udmem_dev *dev);
+
+/* syncchk.c: the mappings a SIGBUS handler can name */
+void udmem_maps_add(const void *addr, uint64_t len, const char *name);
+void udmem_maps_del(const void *addr);
 void *udmem_dev_addr(struct udmem_dev *dev);
 int udmem_dev_range(const struct udmem_dev *dev, uint64_t offset,
 		    uint64_t *size);

@@ -37,7 +37,7 @@ extern "C" {
  * take it from here.
  */
 #define UDMEM_VERSION_MAJOR	1
-#define UDMEM_VERSION_MINOR	4
+#define UDMEM_VERSION_MINOR	5
 #define UDMEM_VERSION_PATCH	0
 
 /**
@@ -696,6 +696,25 @@ int udmem_dma_terminate(struct udmem_dma *dma);
  * @since 1.4.
  */
 int udmem_dma_fence_wait(int fence_fd, int64_t timeout_ns);
+
+/**
+ * @brief Name the buffer and offset when the sync checker stops a CPU access.
+ *
+ * Installs a SIGBUS handler (sigaction, SA_SIGINFO) for the process.  When a
+ * SIGBUS hits a mapping made by this library (udmem_buffer_map(),
+ * udmem_region_map()), it writes one line to standard error,
+ * @code
+ * udmem: NAME offset 0x2010: CPU access to device-owned memory (sync checker)
+ * @endcode
+ * with the offset of the signal's si_addr (the byte touched), then hands
+ * the signal on: to the SIGBUS handler that was installed before, or, if
+ * there was none, to the default action, which ends the process with SIGBUS.
+ * A SIGBUS outside the library's mappings is handed on without a line.
+ * Calling it again does nothing.
+ * @return 0 or -errno from sigaction().
+ * @since 1.5 (UDMEM_API_VERSION >= 0x010500).
+ */
+int udmem_sync_check_handler_install(void);
 
 #ifdef __cplusplus
 }

@@ -5,12 +5,13 @@
 # seed 000's client pattern (udmabuf-cpu-access: mmap and read()/write(),
 # O_SYNC and cached with the sysfs sync protocol) runs on a buffer with the
 # checker strict and must leave no violation; the CLI's --sync-check and the
-# module parameter make new buffers start checked.
+# module parameter make new buffers start checked.  sclib: libudmem's
+# SIGBUS handler names the buffer and offset of a strict-mode fault.
 
 SC_CLS=/sys/class/u-dma-buf
 
 sc_cleanup() {
-	for b in udmem-sc-client udmem-sc-param udmem-sc-cli; do
+	for b in udmem-sc-client udmem-sc-param udmem-sc-cli udmem-sc-lib udmem-sc-lib2 udmem-sc-lib3 udmem-sc-lib4; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
@@ -20,6 +21,7 @@ sc_cleanup() {
 if udmem_insmod u-dma-buf && udmem_insmod u-dma-buf-mgr; then
 	tap_ok setup
 	udmem_run syncchk
+	udmem_run sclib
 
 	# seed 000's client pattern, checked strictly
 	if echo "create udmem-sc-client 0x100000 quirk-mmap-on sync-check=strict" > /dev/u-dma-buf-mgr; then
