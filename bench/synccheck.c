@@ -35,6 +35,9 @@
 
 static const char *const bench_sc_modes[BENCH_SC_MODES] = { "off", "report", "strict" };
 
+static const char bench_sc_coherent[] =
+	" (the mapping is dma_mmap_coherent()'s: mmap mode off, or auto on a coherent device)";
+
 struct bench_sc_fig {
 	struct bench_stat sync_us;
 	double write_mbs;
@@ -248,9 +251,7 @@ void bench_sync_check(struct bench_ctx *c, const struct bench_target *t)
 	err = bench_target_write_str(t, "sync_check", "report");
 	if (err) {
 		snprintf(why, sizeof(why), "sync_check cannot be switched on: %s%s",
-			 strerror(-err), err == -EOPNOTSUPP ?
-			 " (user space gets dma_mmap_coherent()'s mapping: mmap mode off, or auto on a coherent device)" :
-			 "");
+			 strerror(-err), err == -EOPNOTSUPP ? bench_sc_coherent : "");
 		bench_emit_skip(c, t->name, "synccheck", why);
 		return;
 	}

@@ -382,6 +382,9 @@ static void bench_table_enqueue(FILE *f, const struct bench_run *run)
 	}
 }
 
+static const char bench_row_synccheck[] =
+	"%-18s %-7s %-8s %-10.1f %-10.1f %-10.1f %-7.0f %-8.0f %-9.1f %-5.0f %s\n";
+
 static void bench_table_synccheck(FILE *f, const struct bench_run *run)
 {
 	char size[32], ratios[48];
@@ -404,7 +407,7 @@ static void bench_table_synccheck(FILE *f, const struct bench_run *run)
 		else
 			snprintf(ratios, sizeof(ratios), "%.2f/%.2f/%.2f", r->ratio_write,
 				 r->ratio_read, r->ratio_sync);
-		fprintf(f, "%-18s %-7s %-8s %-10.1f %-10.1f %-10.1f %-7.0f %-8.0f %-9.1f %-5.0f %s\n",
+		fprintf(f, bench_row_synccheck,
 			r->target, r->mode, bench_size_str(r->size, size, sizeof(size)),
 			r->write_mbs, r->read_mbs, r->median, r->first_minflt, r->minflt,
 			r->faults_per_mib, r->violations, ratios);
