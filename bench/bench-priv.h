@@ -67,6 +67,7 @@ struct bench_opts {
 	bool quick;
 	bool icount;		/* the caller says time counts instructions */
 	bool enqueue_only;	/* --enqueue: only the DMA-BUF enqueue sweep */
+	bool sync_check_only;	/* --sync-check: only the sync checker's cost */
 	bool json;
 	bool quiet;
 	bool progress_tty;
@@ -107,6 +108,10 @@ int bench_target_counters(const struct bench_target *t, int fd,
 			  struct bench_counters *c);
 int bench_sync_syscalls(enum bench_sync_method method);
 const char *bench_sync_method_name(enum bench_sync_method method);
+int bench_target_read_str(const struct bench_target *t, const char *attr,
+			  char *buf, size_t len);
+int bench_target_write_str(const struct bench_target *t, const char *attr,
+			   const char *val);
 int bench_target_set_sync_mode(const struct bench_target *t, int mode);
 void bench_target_restore(const struct bench_target *t);
 int bench_target_read_int(const struct bench_target *t, const char *attr,
@@ -176,7 +181,16 @@ struct bench_rec {
 	double submit;		/* dma: us per SUBMIT */
 	double cpu_copy;	/* dma: us per CPU copy */
 	bool verified;		/* dma */
-	char clock[8];		/* enqueue: "icount" or "wall" */
+	char clock[8];		/* enqueue, synccheck: "icount" or "wall" */
+	char mode[8];		/* synccheck: off, report, strict */
+	double write_mbs;	/* synccheck */
+	double read_mbs;
+	double first_minflt;
+	double faults_per_mib;
+	double violations;
+	double ratio_write;	/* synccheck: this mode / off, NaN for off */
+	double ratio_read;
+	double ratio_sync;
 	double pages;
 	char exporter[16];
 	char sg_source[16];
@@ -277,6 +291,9 @@ int bench_parent(const struct bench_target *t, char *out, size_t len);
 
 /* dmachan.c */
 int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v, int n);
+
+/* synccheck.c */
+void bench_sync_check(struct bench_ctx *c, const struct bench_target *t);
 
 /* enqueue.c */
 void bench_enqueue(struct bench_ctx *c, const struct bench_target *t);

@@ -10,8 +10,8 @@
  * lines (--json) or a table rendered from them.
  *
  * This file parses the options and runs the targets in order; the
- * measurements (matrix.c, touch.c, memtype.c, sync-cost.c, dmabuf.c,
- * enqueue.c) write
+ * measurements (matrix.c, touch.c, memtype.c, sync-cost.c, synccheck.c,
+ * dmabuf.c, enqueue.c) write
  * their records through emit.c, as this file does.
  */
 #include <errno.h>
@@ -51,13 +51,16 @@ static void bench_usage(FILE *f)
 	      "faults; sync cost against size and method; the first buffer's DMA-BUF\n"
 	      "export beside the kernel's udmabuf (memfd pages): scatterlist entries\n"
 	      "and DMA_BUF_IOCTL_SYNC cost; and per enqueue (an importer's map and\n"
-	      "unmap, 4 KiB to 64 MiB) its mapped entries, cache operations and time.\n"
+	      "unmap, 4 KiB to 64 MiB) its mapped entries, cache operations and time;\n"
+	      "per u-dma-buf buffer, the sync checker off, report and strict: mmap\n"
+	      "MB/s, sync cost and faults of a correct program.\n"
 	      "NAME \"anon\" runs only the anonymous-memory reference.\n"
 	      "\n"
 	      "  -r, --runs N       runs per figure (median and spread), default 5\n"
 	      "  -s, --size BYTES   bytes per pass (K/M/G suffixes), default the whole buffer\n"
 	      "  -q, --quick        3 runs, at most 1 MiB per pass\n"
 	      "      --enqueue      only the DMA-BUF enqueue sweep, on the first buffer\n"
+	      "      --sync-check only the sync checker's cost (off, report, strict)\n"
 	      "      --icount       time counts instructions (QEMU -icount): say so\n"
 	      "      --dma CHAN     only copies through u-dma-chan channel CHAN between\n"
 	      "                     the first two buffers, beside a CPU copy\n"
@@ -99,7 +102,33 @@ static const struct bench_target *bench_dmabuf_target(const struct bench_target 
  */
 static int bench_count_steps(const struct bench_target *v, int n)
 {
-	return 2 + n * (BENCH_ACCESS_COUNT + 2) + 2 * !!bench_dmabuf_target(v, n);
+	int i, steps = 2 + n * (BENCH_ACCESS_COUNT + 2) + 2 * !!bench_dmabuf_target(v, n);
+
+	for (i = 0; i < n; i++)
+		steps += v[i].class == BENCH_UDMABUF;
+	return steps;
+}
+
+/* --sync-check: the target record and the checker's three modes, per buffer. */
+static int bench_run_sync_check(struct bench_ctx *c, struct bench_target *v, int n)
+{
+	int i, found = 0;
+
+	c->start = bench_now();
+	bench_emit_meta(c);
+	for (i = 0; i < n; i++)
+		c->steps += v[i].class == BENCH_UDMABUF;
+	for (i = 0; i < n; i++) {
+		if (v[i].class != BENCH_UDMABUF)
+			continue;
+		found++;
+		bench_emit_target(c, &v[i], v[i].size);
+		bench_sync_check(c, &v[i]);
+	}
+	if (!found)
+		bench_emit_skip(c, "anon", "synccheck", "no u-dma-buf buffer");
+	bench_emit_end(c);
+	return c->out.errors ? -EIO : 0;
 }
 
 /* --enqueue: the target record and the sweep of the first buffer. */
@@ -182,6 +211,8 @@ static int bench_run_all(struct bench_ctx *c, struct bench_target *v, int n)
 		bench_touch(c, &v[i]);
 		bench_memtype(c, &v[i]);
 		bench_sync_sweep(c, &v[i]);
+		if (v[i].class == BENCH_UDMABUF)
+			bench_sync_check(c, &v[i]);
 		bench_target_restore(&v[i]);
 	}
 	if (bench_dmabuf_target(v, n)) {
@@ -210,6 +241,7 @@ int udmem_bench_main(int argc, char **argv)
 		{ "compare", no_argument, NULL, 'C' },
 		{ "enqueue", no_argument, NULL, 'E' },
 		{ "icount", no_argument, NULL, 'I' },
+		{ "sync-check", no_argument, NULL, 'S' },
 		{ "dma", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,6 +289,9 @@ int udmem_bench_main(int argc, char **argv)
 			break;
 		case 'I':
 			c.opt.icount = true;
+			break;
+		case 'S':
+			c.opt.sync_check_only = true;
 			break;
 		case 'D':
 			dma = optarg;
@@ -307,6 +342,8 @@ int udmem_bench_main(int argc, char **argv)
 	}
 	if (dma)
 		err = bench_dma_run(&c, dma, targets, n);
+	else if (c.opt.sync_check_only)
+		err = bench_run_sync_check(&c, targets, n);
 	else if (c.opt.enqueue_only)
 		err = bench_run_enqueue(&c, targets, n);
 	else

@@ -18,6 +18,9 @@ before the '{' of a record (the demo's "@@JSON "), are ignored.  Writes:
                         u-dma-buf export against mainline udmabuf, 4 KiB to
                         64 MiB: mapped entries, counted cache operations and
                         time (instruction-counted or not, as recorded)
+  sync-check.png        u-dma-buf's sync checker off, report and strict on
+                        one buffer: faults per MiB per round, the sync pair's
+                        time and the mmap passes' MB/s, each mode beside off
 
 When the run was emulated (QEMU TCG) every chart says so: absolute MB/s
 mean nothing there; ratios, fault counts, syscalls and cache operations
@@ -383,6 +386,52 @@ def plot_enqueue(recs, out, head, emulated):
     return save(fig, out, "enqueue.png", head, emulated)
 
 
+SYNC_CHECK_MODES = ("off", "report", "strict")
+
+
+def sync_check_series(recs):
+    """{target: {mode: record}} of the synccheck records, and their clock."""
+    series, clock = {}, None
+    for r in recs:
+        if r.get("type") != "synccheck":
+            continue
+        clock = clock or r["clock"]
+        series.setdefault(r["target"], {})[r["mode"]] = r
+    return series, clock
+
+
+def plot_sync_check(recs, out, head, emulated):
+    series, clock = sync_check_series(recs)
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.2), constrained_layout=True)
+    colors = {"off": "#2ca02c", "report": "#ff7f0e", "strict": "#d62728"}
+    timing = ("sync for the device + for the CPU (us = 1000 instructions, icount)"
+              if clock == "icount" else "sync for the device + for the CPU (us, wall clock)")
+    panels = (("minor faults per MiB, per round", "faults_per_mib"),
+              (timing, "median"),
+              ("mmap write pass after the syncs (MB/s)", "write_mbs"))
+    names = sorted(series)
+    width = 0.27
+    for ax, (title, key) in zip(axes, panels):
+        for k, mode in enumerate(SYNC_CHECK_MODES):
+            for i, name in enumerate(names):
+                r = series[name].get(mode)
+                if r is None or r.get(key) is None:
+                    continue
+                x = i + (k - 1) * width
+                ax.bar(x, r[key], width, color=colors[mode], label=mode if i == 0 else None)
+                ax.annotate(f"{r[key]:.0f}" if key == "faults_per_mib" else f"{r[key]:.3g}",
+                            (x, r[key]), ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([f"{n}\n{human_size(next(iter(series[n].values()))['size'])}"
+                            for n in names], fontsize=8)
+        ax.set_title(title, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8, title="sync_check", title_fontsize=8)
+    return save(fig, out, "sync-check.png", head, emulated)
+
+
 def main():
     ap = argparse.ArgumentParser(description="PNG charts of a udmem bench --json run")
     ap.add_argument("run", help="JSON lines of one run")
@@ -391,8 +440,8 @@ def main():
     args = ap.parse_args()
     recs = load(args.run)
     meta = next((r for r in recs if r.get("type") == "meta"), None)
-    if not any(r.get("type") in ("bw", "enqueue") for r in recs):
-        print(f"plot.py: {args.run}: no bw or enqueue records", file=sys.stderr)
+    if not any(r.get("type") in ("bw", "enqueue", "synccheck") for r in recs):
+        print(f"plot.py: {args.run}: no bw, enqueue or synccheck records", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
     head, emulated = header(meta, args.note)
@@ -406,6 +455,7 @@ def main():
             plot_touch(recs, args.out, head, emulated),
         ]
     written.append(plot_enqueue(recs, args.out, head, emulated))
+    written.append(plot_sync_check(recs, args.out, head, emulated))
     for path in written:
         if path:
             print(path)

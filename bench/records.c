@@ -166,6 +166,15 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->cpu_copy = bench_json_num(line, "cpu_copy");
 	r->verified = !bench_json_get(line, "verified", v, sizeof(v)) && !strcmp(v, "true");
 	bench_json_text(line, "clock", r->clock, sizeof(r->clock));
+	bench_json_text(line, "mode", r->mode, sizeof(r->mode));
+	r->write_mbs = bench_json_num(line, "write_mbs");
+	r->read_mbs = bench_json_num(line, "read_mbs");
+	r->first_minflt = bench_json_num(line, "first_minflt");
+	r->faults_per_mib = bench_json_num(line, "faults_per_mib");
+	r->violations = bench_json_num(line, "violations");
+	r->ratio_write = bench_json_num(line, "ratio_write");
+	r->ratio_read = bench_json_num(line, "ratio_read");
+	r->ratio_sync = bench_json_num(line, "ratio_sync");
 	bench_json_text(line, "exporter", r->exporter, sizeof(r->exporter));
 	bench_json_text(line, "sg_source", r->sg_source, sizeof(r->sg_source));
 	bench_json_text(line, "mapping", r->mapping, sizeof(r->mapping));

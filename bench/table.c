@@ -34,6 +34,13 @@ static const char bench_title_dma[] =
 	"\nDMA channel copies (u-dma-chan) beside a CPU copy of the same size: per transfer, the\n"
 	"SUBMIT ioctl and the time from it to WAIT's return, 2 system calls per batch; under\n"
 	"emulation the engine's time is the emulator's: read the counts and ratios\n";
+static const char bench_title_synccheck[] =
+	"\nThe sync checker, off beside report and strict, one buffer, one run, a correct program\n"
+	"(rounds of: sync for the device + sync for the CPU (ioctl), one write and one read pass\n"
+	"through a fresh mapping); sync = us per pair; faults = minor faults per round (first =\n"
+	"the first touch); ratios = this mode / off (there is no build without the checker to\n"
+	"compare off with: off adds one flag test per sync, read()/write(), CPU-access bracket\n"
+	"and mmap()); viol = ownership_violations counted (0 for a correct program)\n";
 static const char bench_note_icount[] =
 	"time: instruction-counted (QEMU -icount shift=0: 1 us = 1000 guest instructions)\n";
 static const char bench_note_wall[] =
@@ -375,6 +382,38 @@ static void bench_table_enqueue(FILE *f, const struct bench_run *run)
 	}
 }
 
+static const char bench_row_synccheck[] =
+	"%-18s %-7s %-8s %-10.1f %-10.1f %-10.1f %-7.0f %-8.0f %-9.1f %-5.0f %s\n";
+
+static void bench_table_synccheck(FILE *f, const struct bench_run *run)
+{
+	char size[32], ratios[48];
+	int i, n = 0;
+
+	for (i = 0; i < run->count; i++) {
+		const struct bench_rec *r = &run->recs[i];
+
+		if (strcmp(r->type, "synccheck"))
+			continue;
+		if (!n++) {
+			fputs(bench_title_synccheck, f);
+			fputs(strcmp(r->clock, "icount") ? bench_note_wall : bench_note_icount, f);
+			fprintf(f, "%-18s %-7s %-8s %-10s %-10s %-10s %-7s %-8s %-9s %-5s %s\n",
+				"target", "mode", "size", "write MB/s", "read MB/s", "sync us",
+				"first", "faults", "flt/MiB", "viol", "write/read/sync vs off");
+		}
+		if (isnan(r->ratio_write) && isnan(r->ratio_sync))
+			snprintf(ratios, sizeof(ratios), "-");
+		else
+			snprintf(ratios, sizeof(ratios), "%.2f/%.2f/%.2f", r->ratio_write,
+				 r->ratio_read, r->ratio_sync);
+		fprintf(f, bench_row_synccheck,
+			r->target, r->mode, bench_size_str(r->size, size, sizeof(size)),
+			r->write_mbs, r->read_mbs, r->median, r->first_minflt, r->minflt,
+			r->faults_per_mib, r->violations, ratios);
+	}
+}
+
 static void bench_table_dma(FILE *f, const struct bench_run *run)
 {
 	char size[32];
@@ -416,6 +455,7 @@ void bench_table_print(FILE *f, const struct bench_run *run)
 	bench_table_mmap_vs_file(f, run);
 	bench_table_touch(f, run);
 	bench_table_sync(f, run);
+	bench_table_synccheck(f, run);
 	bench_table_memtype(f, run);
 	bench_table_dmabuf(f, run);
 	bench_table_enqueue(f, run);

@@ -96,6 +96,18 @@ int bench_target_read_int(const struct bench_target *t, const char *attr,
 	return 0;
 }
 
+int bench_target_read_str(const struct bench_target *t, const char *attr,
+			  char *buf, size_t len)
+{
+	return bench_sysfs_read(t->sys_path, attr, buf, len);
+}
+
+int bench_target_write_str(const struct bench_target *t, const char *attr,
+			   const char *val)
+{
+	return bench_sysfs_write(t->sys_path, attr, val);
+}
+
 int bench_target_set_sync_mode(const struct bench_target *t, int mode)
 {
 	char val[16];

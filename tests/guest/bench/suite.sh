@@ -66,6 +66,36 @@ bench_enqueue_check() {
 	fi
 }
 
+# bench_sc_check FILE TARGET: the sync checker's records of TARGET in FILE
+# (a correct program): off takes no fault in a round after the first touch,
+# report and strict take one per page or more (every sync for the device
+# takes the pages away), and no mode counts a violation.
+bench_sc_check() {
+	for _m in off report strict; do
+		_r=$(grep "\"type\":\"synccheck\",\"target\":\"$2\",\"mode\":\"$_m\"" "$1")
+		if [ -z "$_r" ]; then
+			tap_fail "sync-check-$_m-recorded" "no synccheck record of $2 in mode $_m"
+			continue
+		fi
+		_flt=$(bench_field "$_r" minflt)
+		_fmax=$(bench_field "$_r" minflt_max)
+		_pages=$(bench_field "$_r" pages)
+		echo "# sync check $_m: pages=$_pages faults/round=$_flt (max $_fmax) first=$(bench_field "$_r" first_minflt) sync=$(bench_field "$_r" median) us write=$(bench_field "$_r" write_mbs) read=$(bench_field "$_r" read_mbs) MB/s ratios w/r/s=$(bench_field "$_r" ratio_write)/$(bench_field "$_r" ratio_read)/$(bench_field "$_r" ratio_sync) clock=$(bench_field "$_r" clock)"
+		tap_eq "sync-check-$_m-no-violations" 0 "$(bench_field "$_r" violations)"
+		if [ "$_m" = off ]; then
+			if [ "${_fmax%.*}" = 0 ]; then
+				tap_ok sync-check-off-no-fault-per-round
+			else
+				tap_fail sync-check-off-no-fault-per-round "up to $_fmax faults in a round, $_pages pages"
+			fi
+		elif [ -n "$_flt" ] && [ -n "$_pages" ] && [ "${_flt%.*}" -ge "$_pages" ]; then
+			tap_ok "sync-check-$_m-refaults-every-page"
+		else
+			tap_fail "sync-check-$_m-refaults-every-page" "$_flt faults per round for $_pages pages"
+		fi
+	done
+}
+
 # The buffer: 32 MiB when the kernel has CMA for it, else 4 MiB (x86 has none).
 bench_buf=""
 if [ ! -f /udmem/modules/u-dma-buf.ko ]; then
@@ -150,7 +180,7 @@ else
 	udmem bench --report "$BENCH_OUT" | sed 's/^/# /'
 
 	# Well formed: one flat object per line, a known type first.
-	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|dmabuf\|enqueue\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
+	bad=$(grep -c -v '^{"type":"\(meta\|target\|bw\|touch\|sync\|synccheck\|dmabuf\|enqueue\|memtype\|skip\|error\|end\)",.*}$' "$BENCH_OUT")
 	if [ "$bad" = 0 ] && [ -s "$BENCH_OUT" ]; then
 		tap_ok json-lines-well-formed
 	else
@@ -192,6 +222,7 @@ else
 		# the matrix's skips (an access mode the target lacks), not the DMA-BUF ones
 		skips=$(grep "\"type\":\"skip\",\"target\":\"$t\"" "$BENCH_OUT" |
 			grep -v '"test":"dmabuf' | grep -v '"test":"enqueue' |
+			grep -v '"test":"synccheck"' |
 			grep -c -v '"test":"memtype"')
 		case $t in
 		anon) want=$((4 * sizes - 2 * skips)) ;;
@@ -301,6 +332,45 @@ else
 			tap_fail uiomem-cache-ops-from-driver "no sync record with driver counters"
 		fi
 	fi
+fi
+
+# The sync checker in the full run: its three modes on the buffer, or a
+# skip that says why not (x86: mmap mode auto on a coherent device).
+if [ -n "$bench_buf" ] && [ -s "$BENCH_OUT" ]; then
+	n=$(grep -c "\"type\":\"synccheck\",\"target\":\"$bench_buf\"" "$BENCH_OUT")
+	if [ "$n" = 3 ]; then
+		tap_ok "$bench_buf-sync-check-recorded"
+	elif [ "$n" = 0 ] &&
+	     grep -q "\"type\":\"skip\",\"target\":\"$bench_buf\",\"test\":\"synccheck\"" "$BENCH_OUT"; then
+		tap_skip "$bench_buf-sync-check-recorded" "$(grep '"test":"synccheck"' "$BENCH_OUT" |
+			sed -n 's/.*"reason":"\([^"]*\)".*/\1/p' | head -n 1)"
+	else
+		tap_fail "$bench_buf-sync-check-recorded" "$n synccheck records and no skip"
+	fi
+fi
+
+# The sync checker's cost (udmem bench --sync-check) on a buffer of its own
+# with mmap mode on, which the checker works with on every architecture.
+if [ -z "$bench_buf" ] || [ ! -e "/sys/class/u-dma-buf/$bench_buf/sync_check" ]; then
+	tap_skip sync-check "no u-dma-buf with the sync checker"
+elif ! udmem_insmod u-dma-buf-mgr; then
+	tap_fail sync-check "insmod u-dma-buf-mgr failed"
+elif ! echo "create udmem-bench-sc 0x100000 quirk-mmap-on" > /dev/u-dma-buf-mgr; then
+	tap_fail sync-check "create udmem-bench-sc 1 MiB quirk-mmap-on failed"
+	udmem_rmmod u-dma-buf-mgr
+else
+	if udmem bench --sync-check --quick --json --quiet udmem-bench-sc \
+	   > /tmp/bench-sc.jsonl 2> /tmp/bench.err; then
+		tap_ok sync-check-run-exit-0
+	else
+		tap_fail sync-check-run-exit-0 "udmem bench --sync-check exited $?: $(tail -n 2 /tmp/bench.err | tr '\n' ' ')"
+	fi
+	udmem bench --report /tmp/bench-sc.jsonl | sed -n '/^The sync checker/,/^$/p' | sed 's/^/# /'
+	bench_sc_check /tmp/bench-sc.jsonl udmem-bench-sc
+	tap_eq sync-check-restored off "$(cat /sys/class/u-dma-buf/udmem-bench-sc/sync_check)"
+	echo "delete udmem-bench-sc" > /dev/u-dma-buf-mgr
+	udmem_rmmod u-dma-buf-mgr
+	rm -f /tmp/bench-sc.jsonl
 fi
 
 # DMA channels (udmem bench --dma): 4 KiB copies through u-dma-chan on the

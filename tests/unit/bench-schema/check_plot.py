@@ -71,6 +71,37 @@ def main():
         if got["udmabuf"][-1][1:3] != (256, 512):
             raise AssertionError(f"udmabuf 1 MiB row: {got['udmabuf'][-1]}")
 
+    def sync_check_rows():
+        rows = [records()[0]]
+        for mode, flt, us in (("off", 0, 10.0), ("strict", 512, 70.0), ("report", 512, 80.0)):
+            rows.append({"type": "synccheck", "target": "udmem-bench-sc", "mode": mode,
+                         "size": 1048576, "pages": 256, "runs": 3, "rounds": 2,
+                         "method": "ioctl", "clock": "wall", "unit": "us", "median": us,
+                         "min": us, "max": us, "write_mbs": 400.0, "read_mbs": 800.0,
+                         "first_minflt": flt, "minflt": flt, "minflt_max": flt,
+                         "faults_per_mib": float(flt), "violations": 0,
+                         "ratio_write": None, "ratio_read": None, "ratio_sync": None})
+        return rows
+
+    def sync_check_series():
+        got, clock = load_plot().sync_check_series(sync_check_rows())
+        if clock != "wall" or list(got) != ["udmem-bench-sc"]:
+            raise AssertionError(f"series {got!r}, clock {clock!r}")
+        modes = got["udmem-bench-sc"]
+        if sorted(modes) != ["off", "report", "strict"] or modes["strict"]["median"] != 70.0:
+            raise AssertionError(f"modes {modes!r}")
+
+    def sync_check_draws():
+        with tempfile.TemporaryDirectory() as d:
+            run = os.path.join(d, "run.jsonl")
+            with open(run, "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in sync_check_rows()))
+            p = subprocess.run([sys.executable, PLOT, run, "--out", d], capture_output=True,
+                               text=True, timeout=120, check=False)
+            png = os.path.join(d, "sync-check.png")
+            if p.returncode or not os.path.exists(png) or os.path.getsize(png) < 1000:
+                raise AssertionError(f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+
     def draws(rows, want):
         with tempfile.TemporaryDirectory() as d:
             run = os.path.join(d, "run.jsonl")
@@ -87,6 +118,8 @@ def main():
     case("enqueue-series-by-exporter-and-size", series)
     case("enqueue-only-run-draws-chart", lambda: draws(records(), True))
     case("run-without-records-refused", lambda: draws(records()[:1], False))
+    case("sync-check-series-by-target-and-mode", sync_check_series)
+    case("sync-check-only-run-draws-chart", sync_check_draws)
     print(f"1..{len(results)}")
     print("\n".join(results))
     return 1 if any(r.startswith("not ok") for r in results) else 0

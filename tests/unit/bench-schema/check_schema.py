@@ -335,6 +335,36 @@ def main():
             raise Invalid(f"--report's enqueue row of the export: {line!r}")
     ok &= run_case("enqueue-records-valid-and-reported", enqueue_records)
 
+    def synccheck_records():
+        """The sync checker's records (off, report, strict) are valid, an
+        unknown mode is refused, and --report renders their table with the
+        faults per round and the ratios to off."""
+        rows = []
+        for mode, flt, wr, us in (("off", 0, 400.0, 50.0), ("report", 256, 100.0, 150.0),
+                                  ("strict", 256, 80.0, 160.0)):
+            on = mode != "off"
+            rows.append({"type": "synccheck", "target": "anon", "mode": mode, "size": 1048576,
+                         "pages": 256, "runs": 3, "rounds": 2, "method": "ioctl",
+                         "clock": "wall", "unit": "us", "median": us, "min": us, "max": us,
+                         "write_mbs": wr, "read_mbs": 2 * wr,
+                         "first_minflt": 256, "minflt": flt, "minflt_max": flt,
+                         "faults_per_mib": float(flt), "violations": 0,
+                         "ratio_write": wr / 400.0 if on else None,
+                         "ratio_read": wr / 400.0 if on else None,
+                         "ratio_sync": us / 50.0 if on else None})
+        out = added_records(rows, "mode", "on", "an unknown mode")
+        lines = out.splitlines()
+        if not any(ln.startswith("The sync checker, off beside") for ln in lines):
+            raise Invalid("--report has no sync checker table")
+        line = next((ln for ln in lines if " strict " in ln), "")
+        if line.split()[6:11] != ["160.0", "256", "256", "256.0", "0"] or \
+                not line.rstrip().endswith("0.20/0.20/3.20"):
+            raise Invalid(f"--report's strict row: {line!r}")
+        line = next((ln for ln in lines if " off " in ln and "anon" in ln), "")
+        if line.split()[8:] != ["0", "0.0", "0", "-"]:
+            raise Invalid(f"--report's off row: {line!r}")
+    ok &= run_case("synccheck-records-valid-and-reported", synccheck_records)
+
     def dma_records():
         """The DMA channel's records are valid, a wrong op is refused, and
         --report renders the table with per-transfer system calls and ratio."""
