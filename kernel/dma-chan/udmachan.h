@@ -45,6 +45,7 @@ struct udc_file;
  * @owner: the open file, or NULL
  * @from_mgr: made by the manager or a module parameter (removed by them)
  * @removing: being removed (under the registry lock)
+ * @broken: its driver failed to set it up again after a terminate
  * @node: in udc_list
  * @submitted: batches submitted
  * @completed: batches completed, whatever their status
@@ -60,6 +61,7 @@ struct udc_chan {
 	struct udc_file *owner;
 	bool from_mgr;
 	bool removing;
+	bool broken;
 	struct list_head node;
 	atomic64_t submitted;
 	atomic64_t completed;

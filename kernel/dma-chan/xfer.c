@@ -607,6 +607,8 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 		return -EINVAL;
 	if (sub->count > U_DMA_CHAN_MAX_BATCH)
 		return -E2BIG;
+	if (uc->broken)
+		return -EIO;
 	x = memdup_user(u64_to_user_ptr(sub->xfers), array_size(sub->count, sizeof(*x)));
 	if (IS_ERR(x))
 		return PTR_ERR(x);
@@ -715,13 +717,42 @@ static bool udc_idle(struct udc_file *uf)
 }
 
 /*
+ * Have the engine's driver set the channel up anew: free its resources and
+ * allocate them again, as dmaengine does between its last client and the
+ * next.  After a terminate_all that stopped a started transfer, some
+ * drivers keep the channel busy until then: ZynqMP's ZDMA (6.1) masks the
+ * interrupt that would tell it the started chain ended, and never starts
+ * another.  Only for a channel this file alone holds.
+ */
+static void udc_chan_renew(struct udc_chan *uc)
+{
+	struct dma_chan *chan = uc->chan;
+	struct dma_device *dd = chan->device;
+	int ret;
+
+	if (chan->client_count != 1 || !dd->device_free_chan_resources ||
+	    !dd->device_alloc_chan_resources)
+		return;
+	dd->device_free_chan_resources(chan);
+	ret = dd->device_alloc_chan_resources(chan);
+	if (ret < 0) {
+		dev_err(&uc->dev, "%s cannot be set up again after a terminate (%d): delete and create the channel\n",
+			dma_chan_name(chan), ret);
+		uc->broken = true;
+	}
+}
+
+/*
  * Stop every transfer of the file and complete its batches, with @error
- * for those the engine had not finished; returns once all completed.
- * Under udc_chan.lock, with the channel present.
+ * for those the engine had not finished; returns once all completed.  If
+ * the engine was stopped in the middle of something, its channel is set
+ * up anew (udc_chan_renew()).  Under udc_chan.lock, with the channel
+ * present.
  */
 void udc_terminate(struct udc_file *uf, int error)
 {
 	struct udc_batch *b;
+	bool stopped = false;
 	int ret;
 
 	ret = dmaengine_terminate_sync(uf->uc->chan);
@@ -731,12 +762,15 @@ void udc_terminate(struct udc_file *uf, int error)
 		list_for_each_entry(b, &uf->running, node) {
 			if (test_bit(0, &b->done))
 				continue;
+			stopped = true;
 			atomic_cmpxchg(&b->error, 0, error);
 			udc_batch_finish(b);
 		}
 		spin_unlock_irq(&uf->lock);
 	}
 	wait_event(uf->wait, udc_idle(uf));
+	if (stopped)
+		udc_chan_renew(uf->uc);
 	uf->slave_dir = DMA_TRANS_NONE;
 	uf->cyclic = false;
 }

@@ -484,6 +484,39 @@ TEST_F(dc, terminate_completes_what_runs)
 	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, 4096));
 }
 
+/*
+ * TERMINATE right after a submit, while the engine's transfers have started
+ * and their end is not yet seen, then a copy: the channel must go on, round
+ * after round.  ZynqMP's ZDMA driver (6.1) masks the channel's interrupts in
+ * terminate_all and so never learns that a started chain ended: its channel
+ * stayed busy and the next copy never started.  A stuck channel is a
+ * timeout here, not a hang: a 4 KiB copy on an idle channel takes
+ * microseconds of engine time.
+ */
+TEST_F(dc, copy_after_terminate_in_flight)
+{
+	const uint64_t chunk = 65536, tail = UT_LEN - 4096;
+	struct udmem_dma_xfer x[8];
+	int i, round, r, status = 1;
+	uint64_t seq;
+
+	for (i = 0; i < 8; i++)
+		x[i] = ut_copy(self->dfd, i * chunk, self->sfd, i * chunk, chunk);
+	for (round = 0; round < 16; round++) {
+		ASSERT_OK(udmem_dma_submit(self->dma, x, 8, 0, &seq, NULL));
+		ASSERT_OK(udmem_dma_terminate(self->dma));
+		ASSERT_OK(udmem_dma_wait(self->dma, seq, 0, &status));
+		UT_CHECK(status == 0 || status == -ECANCELED, 0, "round %d: batch status %d",
+			 round, status);
+		memset(self->d + tail, 0x5a, 4096);
+		r = udmem_dma_copy(self->dma, self->dfd, tail, self->sfd, round * 4096, 4096,
+				   60 * UT_SEC);
+		UT_CHECK(r == 0, 1, "round %d: copy after TERMINATE: %s", round, strerror(-r));
+		UT_CHECK(!memcmp(self->d + tail, self->s + round * 4096, 4096), 1,
+			 "round %d: copy after TERMINATE moved the wrong bytes", round);
+	}
+}
+
 /* Are the 32-bit samples of p[0..n) a counter, each one more than the last? */
 static int ut_counter(const uint8_t *p, uint64_t len)
 {
