@@ -191,7 +191,9 @@ class Target:
          # the IIO and USB importers of exports: IIO's DMA buffer (DMABUF API
          # since 6.11), dummy_hcd + libcomposite + FunctionFS (DMABUF since 6.9)
          "industrialio", "industrialio-buffer-dma", "industrialio-buffer-dmaengine",
-         "dummy_hcd", "libcomposite", "usb_f_fs"))
+         "dummy_hcd", "libcomposite", "usb_f_fs",
+         # the kernel's DMA test client, run by edu-dma on the test provider
+         "dmatest"))
     guest_suites: tuple[str, ...] = _key(
         "The suites (words) this target runs; empty: every suite.  Each other suite "
         "is one counted SKIP naming this key and `suites_elsewhere` (a board target "
