@@ -224,6 +224,7 @@ static long udc_timeout_jiffies(s64 ns)
 
 static int udc_ioctl_wait(struct udc_file *uf, void __user *arg)
 {
+	struct udc_chan *uc = uf->uc;
 	struct u_dma_chan_wait w;
 	struct dma_fence *fence;
 	long left;
@@ -260,6 +261,18 @@ static int udc_ioctl_wait(struct udc_file *uf, void __user *arg)
 		dma_fence_put(fence);
 		if (ret)
 			return ret;
+		/* The fence signals just before the batch lets go of its mappings. */
+		wait_event(uf->wait, !udc_seq_running(uf, w.seq));
+	}
+	/*
+	 * The mappings of DMA-BUFs whose fds are all closed go now: their
+	 * exporter may free the memory once a wait said the transfers ended.
+	 * A submit running in another thread trims when it ends.
+	 */
+	if (mutex_trylock(&uc->lock)) {
+		if (uc->owner == uf && uc->chan)
+			udc_maps_trim(uf);
+		mutex_unlock(&uc->lock);
 	}
 	spin_lock_irq(&uf->lock);
 	w.completed = uf->completed;

@@ -45,6 +45,7 @@ struct udc_file;
  * @owner: the open file, or NULL
  * @from_mgr: made by the manager or a module parameter (removed by them)
  * @removing: being removed (under the registry lock)
+ * @broken: its driver failed to set it up again after a terminate
  * @node: in udc_list
  * @submitted: batches submitted
  * @completed: batches completed, whatever their status
@@ -60,6 +61,7 @@ struct udc_chan {
 	struct udc_file *owner;
 	bool from_mgr;
 	bool removing;
+	bool broken;
 	struct list_head node;
 	atomic64_t submitted;
 	atomic64_t completed;
@@ -74,6 +76,7 @@ struct udc_chan {
  * @attach: its attachment to the channel's device
  * @sgt: the mapping (DMA_BIDIRECTIONAL)
  * @users: transfers in flight using it (under udc_file.lock)
+ * @fresh: made by the submit in progress (under udc_chan.lock)
  */
 struct udc_map {
 	struct list_head node;
@@ -81,6 +84,7 @@ struct udc_map {
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	unsigned int users;
+	bool fresh;
 };
 
 /**
@@ -152,6 +156,8 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub);
 void udc_terminate(struct udc_file *uf, int error);
 void udc_drain(struct udc_file *uf, int error);
 void udc_drop_maps(struct udc_file *uf);
+void udc_maps_trim(struct udc_file *uf);
+bool udc_seq_running(struct udc_file *uf, u64 seq);
 struct dma_fence *udc_running_fence(struct udc_file *uf, u64 seq);
 
 #endif /* UDMEM_UDMACHAN_H */

@@ -25,6 +25,7 @@
 #include <linux/math64.h>
 #include <linux/sched/signal.h>
 #include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -152,6 +153,7 @@ static struct udc_map *udc_map_get(struct udc_file *uf, int fd, bool write)
 		goto err_put;
 	}
 	m->dmabuf = dmabuf;
+	m->fresh = true;
 	m->attach = dma_buf_attach(dmabuf, dev);
 	if (IS_ERR(m->attach)) {
 		ret = PTR_ERR(m->attach);
@@ -175,19 +177,47 @@ err_put:
 	return ERR_PTR(ret);
 }
 
-/* Let go of the idle mappings past UDC_MAPS_KEPT, least recently used first. */
-static void udc_maps_trim(struct udc_file *uf)
+/*
+ * Let go of the idle mappings whose DMA-BUF only the mapping still holds
+ * (every fd of it is closed, so no submit can name it again; holding it
+ * would keep its exporter from freeing the memory: u-dma-buf refuses to
+ * delete an exported buffer), and of those past UDC_MAPS_KEPT, least
+ * recently used first.  Under udc_chan.lock.
+ */
+void udc_maps_trim(struct udc_file *uf)
 {
 	struct udc_map *m, *tmp;
 	bool idle;
 
 	list_for_each_entry_safe_reverse(m, tmp, &uf->maps, node) {
-		if (uf->nmaps <= UDC_MAPS_KEPT)
-			break;
+		if (uf->nmaps <= UDC_MAPS_KEPT && file_count(m->dmabuf->file) > 1)
+			continue;
 		spin_lock_irq(&uf->lock);
 		idle = !m->users;
 		spin_unlock_irq(&uf->lock);
 		if (!idle)
+			continue;
+		list_del(&m->node);
+		uf->nmaps--;
+		udc_map_free(m);
+	}
+}
+
+/*
+ * After a submit: a refused one (@ret not 0) leaves none of the mappings it
+ * made, so the caller's DMA-BUFs are free again once it closes them.
+ * Under udc_chan.lock.
+ */
+static void udc_maps_settle(struct udc_file *uf, int ret)
+{
+	struct udc_map *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &uf->maps, node) {
+		if (!m->fresh)
+			continue;
+		m->fresh = false;
+		/* A refused submit gave none of them a user. */
+		if (!ret)
 			continue;
 		list_del(&m->node);
 		uf->nmaps--;
@@ -607,6 +637,8 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 		return -EINVAL;
 	if (sub->count > U_DMA_CHAN_MAX_BATCH)
 		return -E2BIG;
+	if (uc->broken)
+		return -EIO;
 	x = memdup_user(u64_to_user_ptr(sub->xfers), array_size(sub->count, sizeof(*x)));
 	if (IS_ERR(x))
 		return PTR_ERR(x);
@@ -689,8 +721,26 @@ out_free:
 out_trim:
 	kfree(plans);
 	kfree(x);
+	udc_maps_settle(uf, ret);
 	udc_maps_trim(uf);
 	return ret;
+}
+
+/* Is batch @seq still on the running list (its record not yet made)? */
+bool udc_seq_running(struct udc_file *uf, u64 seq)
+{
+	struct udc_batch *b;
+	bool found = false;
+
+	spin_lock_irq(&uf->lock);
+	list_for_each_entry(b, &uf->running, node) {
+		if (b->seq == seq) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irq(&uf->lock);
+	return found;
 }
 
 /* The fence of running batch @seq (a reference), or NULL; under udc_file.lock. */
@@ -715,13 +765,42 @@ static bool udc_idle(struct udc_file *uf)
 }
 
 /*
+ * Have the engine's driver set the channel up anew: free its resources and
+ * allocate them again, as dmaengine does between its last client and the
+ * next.  After a terminate_all that stopped a started transfer, some
+ * drivers keep the channel busy until then: ZynqMP's ZDMA (6.1) masks the
+ * interrupt that would tell it the started chain ended, and never starts
+ * another.  Only for a channel this file alone holds.
+ */
+static void udc_chan_renew(struct udc_chan *uc)
+{
+	struct dma_chan *chan = uc->chan;
+	struct dma_device *dd = chan->device;
+	int ret;
+
+	if (chan->client_count != 1 || !dd->device_free_chan_resources ||
+	    !dd->device_alloc_chan_resources)
+		return;
+	dd->device_free_chan_resources(chan);
+	ret = dd->device_alloc_chan_resources(chan);
+	if (ret < 0) {
+		dev_err(&uc->dev, "%s cannot be set up again after a terminate (%d): delete and create the channel\n",
+			dma_chan_name(chan), ret);
+		uc->broken = true;
+	}
+}
+
+/*
  * Stop every transfer of the file and complete its batches, with @error
- * for those the engine had not finished; returns once all completed.
- * Under udc_chan.lock, with the channel present.
+ * for those the engine had not finished; returns once all completed.  If
+ * the engine was stopped in the middle of something, its channel is set
+ * up anew (udc_chan_renew()).  Under udc_chan.lock, with the channel
+ * present.
  */
 void udc_terminate(struct udc_file *uf, int error)
 {
 	struct udc_batch *b;
+	bool stopped = false;
 	int ret;
 
 	ret = dmaengine_terminate_sync(uf->uc->chan);
@@ -731,12 +810,15 @@ void udc_terminate(struct udc_file *uf, int error)
 		list_for_each_entry(b, &uf->running, node) {
 			if (test_bit(0, &b->done))
 				continue;
+			stopped = true;
 			atomic_cmpxchg(&b->error, 0, error);
 			udc_batch_finish(b);
 		}
 		spin_unlock_irq(&uf->lock);
 	}
 	wait_event(uf->wait, udc_idle(uf));
+	if (stopped)
+		udc_chan_renew(uf->uc);
 	uf->slave_dir = DMA_TRANS_NONE;
 	uf->cyclic = false;
 }

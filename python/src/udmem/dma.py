@@ -15,8 +15,10 @@ ready to read when ``wait()`` returns::
 An end of a transfer is a :class:`~udmem.UdmemArray` (contiguous; its bytes
 are the range), a :class:`~udmem.Buffer` or :class:`~udmem.Region` (the
 whole object), or a ``(dmabuf_fd, offset)`` pair naming a DMA-BUF.  Buffers
-and regions are exported to a DMA-BUF once per channel; the channel closes
-those exports when it is closed.
+and regions are exported to a DMA-BUF for each submit, and the export is
+closed as soon as the driver holds it: once ``fence.wait()`` has returned,
+the driver has let go of it too, so a buffer can be freed (or deleted)
+while the channel stays open.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import fcntl
 import os
 import select
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Union
 
 import numpy as np
 
@@ -147,7 +149,7 @@ class Channel:
             raise ValueError(f"bad channel name {name!r}")
         self._name = name
         self._fences = fences
-        self._exports: dict[int, tuple[Any, int]] = {}
+        self._exports: list[int] = []  # the submit in progress's DMA-BUF fds
         try:
             self._fd = os.open(f"/dev/{name}", os.O_RDWR | os.O_CLOEXEC)
         except OSError as e:
@@ -194,12 +196,10 @@ class Channel:
         return int(_uapi.u_dma_chan_wait.parse(raw)["status"])
 
     def _dmabuf(self, dev: Device) -> int:
-        """The channel's DMA-BUF of a whole Buffer or Region, exported once."""
-        key = id(dev)
-        if key not in self._exports:
-            fd, _ = dev.export_dmabuf()  # type: ignore[attr-defined]
-            self._exports[key] = (dev, fd)
-        return self._exports[key][1]
+        """A DMA-BUF of a whole Buffer or Region for the submit in progress."""
+        fd, _ = dev.export_dmabuf()  # type: ignore[attr-defined]
+        self._exports.append(fd)
+        return fd
 
     def _end(self, end: Endpoint | None, what: str) -> tuple[int, int, int]:
         """(fd, offset, bytes) of a transfer's end; (-1, 0, 0) for none."""
@@ -240,15 +240,26 @@ class Channel:
         """Submit a batch (one system call); its fence completes with the last."""
         if not transfers:
             raise ValueError(f"{self._name}: empty batch")
-        table = bytearray(b"".join(self._xfer(t) for t in transfers))
-        addr = np.frombuffer(table, dtype=np.uint8).ctypes.data
-        flags = _uapi.U_DMA_CHAN_SUBMIT_FENCE_FD if self._fences else 0
-        args = _uapi.u_dma_chan_submit.make(xfers=addr, count=len(transfers), flags=flags,
-                                            fence_fd=-1)
-        out = _uapi.u_dma_chan_submit.parse(
-            self._ioctl(_uapi.U_DMA_CHAN_IOCTL_SUBMIT, args, "submit"))
-        del table
+        # The driver holds each DMA-BUF it was handed while its transfers
+        # run (and keeps its mapping while anybody else holds the DMA-BUF):
+        # the exports made for this batch are closed once it has them.
+        try:
+            table = bytearray(b"".join(self._xfer(t) for t in transfers))
+            addr = np.frombuffer(table, dtype=np.uint8).ctypes.data
+            flags = _uapi.U_DMA_CHAN_SUBMIT_FENCE_FD if self._fences else 0
+            args = _uapi.u_dma_chan_submit.make(xfers=addr, count=len(transfers),
+                                                flags=flags, fence_fd=-1)
+            out = _uapi.u_dma_chan_submit.parse(
+                self._ioctl(_uapi.U_DMA_CHAN_IOCTL_SUBMIT, args, "submit"))
+            del table
+        finally:
+            self._close_exports()
         return Fence(self, out["seq"], out["fence_fd"])
+
+    def _close_exports(self) -> None:
+        for fd in self._exports:
+            os.close(fd)
+        self._exports.clear()
 
     def copy(self, dst: Endpoint, src: Endpoint, nbytes: int | None = None, *,
              sync: bool = True) -> Fence:
@@ -300,10 +311,8 @@ class Channel:
         return out
 
     def close(self) -> None:
-        """Close the channel: running transfers are stopped, exports closed."""
-        for _, fd in self._exports.values():
-            os.close(fd)
-        self._exports.clear()
+        """Close the channel: running transfers are stopped."""
+        self._close_exports()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
