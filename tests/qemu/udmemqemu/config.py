@@ -191,7 +191,7 @@ class Target:
          # the IIO and USB importers of exports: IIO's DMA buffer (DMABUF API
          # since 6.11), dummy_hcd + libcomposite + FunctionFS (DMABUF since 6.9)
          "industrialio", "industrialio-buffer-dma", "industrialio-buffer-dmaengine",
-                  "dummy_hcd", "libcomposite", "usb_f_fs",
+         "dummy_hcd", "libcomposite", "usb_f_fs",
          # the kernel's DMA test client, run by edu-dma on the test provider
          "dmatest"))
     guest_debs: tuple[str, ...] = _key(
