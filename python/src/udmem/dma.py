@@ -198,8 +198,8 @@ class Channel:
     def _dmabuf(self, dev: Device) -> int:
         """A DMA-BUF of a whole Buffer or Region for the submit in progress."""
         fd, _ = dev.export_dmabuf()  # type: ignore[attr-defined]
-        self._exports.append(fd)
-        return fd
+        self._exports.append(int(fd))
+        return int(fd)
 
     def _end(self, end: Endpoint | None, what: str) -> tuple[int, int, int]:
         """(fd, offset, bytes) of a transfer's end; (-1, 0, 0) for none."""
