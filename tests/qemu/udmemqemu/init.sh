@@ -143,6 +143,11 @@ forks_now() {
 idle_now() {
     awk '/^cpu / { print $5 + $6; exit }' /proc/stat
 }
+# Our modules still loaded, newest first (the order they unload in).
+our_modules_loaded() {
+    ls /udmem/modules 2> /dev/null | sed -n 's/\.ko$//p' | tr - _ > /tmp/our-modules
+    cut -d' ' -f1 /proc/modules | grep -Fx -f /tmp/our-modules
+}
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
 [ -w $kmemleak ] && began=$(jiffies_now)
 # One suite name a line, read on fd 9 (the suites use 3 for themselves).
@@ -159,6 +164,19 @@ while read -r suite <&9; do
     echo "# suite $suite exited $rc after $((end - start)) s, $(($(forks_now) - forks0)) processes, $((($(idle_now) - idle0) / 100)) s idle (all vCPUs)"
     if [ "$rc" != 0 ]; then
         echo "not ok - $suite/suite-exit-status # suite.sh exited $rc"
+    fi
+    # A suite that stopped half-way can leave its modules in, and the next
+    # suite's insmod would then fail: every suite starts from none.
+    left=$(our_modules_loaded | tr '\n' ' ')
+    if [ -n "$left" ]; then
+        echo "# suite $suite left modules loaded: $left- unloading them"
+        for pass in 1 2 3; do
+            for m in $(our_modules_loaded); do
+                rmmod "$m" 2> /dev/null
+            done
+        done
+        left=$(our_modules_loaded | tr '\n' ' ')
+        [ -n "$left" ] && echo "# still loaded after $suite: $left"
     fi
     bad=$(log_reports | head -n 5 | cut -d: -f2- | tr '\n' ' ')
     foreign_report_summary "$suite"
