@@ -16,6 +16,13 @@ from .pyroot import build_wheel, ensure_root
 from .qemu import IVSHMEM_SIZE, qemu_cmd
 from .util import log, show
 
+# Every target's /init prints @@BEGIN within 30 s of QEMU's start on an idle
+# host (x86_64-rootfs, the slowest, at 26 s).  A first boot still without it
+# after ten times that stalled in firmware or the kernel before any module
+# of ours (icicle once hung after OpenSBI's banner): it is booted once more.
+BEGIN_WITHIN = 300
+STALLED = "stopped: no @@BEGIN from /init within"
+
 
 def start_peers(bdir, shm):
     peers = []
@@ -63,7 +70,13 @@ def reap(proc, flags):
     return usage
 
 
-def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False):
+def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount=False,
+         begin_within=None):
+    """Boot the target and run the suites; their results go to `results`.
+
+    `begin_within`: if the guest's /init has not printed @@BEGIN after so
+    many seconds, the guest is stopped and its end says so (the caller
+    boots once more)."""
     if conf.mode == "host9p":
         build_wheel(bdir)
         if conf.host_root == "debian":
@@ -87,7 +100,7 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
-    timed_out = False
+    timed_out = stalled = begun = False
     usage = None
     os.set_blocking(proc.stdout.fileno(), False)
     buf = b""
@@ -100,6 +113,10 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
                 timed_out = True
                 proc.kill()
                 break
+            if begin_within and not begun and time.time() - t0 > begin_within:
+                stalled = True
+                proc.kill()
+                break
             try:
                 chunk = proc.stdout.read()
             except BlockingIOError:
@@ -110,6 +127,7 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
                 for raw in lines:
                     line = raw.decode("utf-8", "replace").rstrip("\r")
                     console.append(line)
+                    begun = begun or "@@BEGIN " in line
                     logf.write(line + "\n")
                     timef.write(f"{time.time() - t0:8.2f} {line}\n")
                     if parse_result(line):
@@ -131,7 +149,11 @@ def boot(conf, state, bdir, suites, results, timeout, logpath, append="", icount
     log(f"  [{conf.name}] qemu used {usage.ru_utime + usage.ru_stime:.0f} s of CPU "
         f"in {time.time() - t0:.0f} s")
     stop_peers(peers, results)
-    ended = f"timed out after {timeout} s" if timed_out else \
-        f"qemu exit {proc.returncode}"
+    if timed_out:
+        ended = f"timed out after {timeout} s"
+    elif stalled:
+        ended = f"{STALLED} {begin_within} s"
+    else:
+        ended = f"qemu exit {proc.returncode}"
     results += parse_console(console, ended)
     return time.time() - t0

@@ -11,7 +11,7 @@ import time
 
 from . import coverage
 from .apt import ArchiveMissing, index_failure
-from .boot import boot
+from .boot import BEGIN_WITHIN, boot
 from .build import build
 from .config import BUILD, TOP, load_target
 from .fetch import fetch
@@ -104,14 +104,17 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
         logpath = logpath or os.path.join(bdir, "console.log")
         os.makedirs(os.path.dirname(os.path.abspath(logpath)), exist_ok=True)
         first = []
-        boot(conf, state, bdir, suites, first, timeout, logpath, append, icount)
+        boot(conf, state, bdir, suites, first, timeout, logpath, append, icount,
+             begin_within=BEGIN_WITHIN)
         crash = crashed_before_init(first, logpath)
         if crash:
             # Nothing of ours had run: the guest's /init prints @@BEGIN before
-            # it loads any module of this project.  Such a crash is the stock
-            # kernel's under emulation (seen once: "Oops: int3" at 3.4 s on
-            # x86_64-6.12, never again in eight boots); boot once more, and
-            # keep the first log and a counted SKIP that says so.
+            # it loads any module of this project.  Such a crash or stall is
+            # the stock kernel's or firmware's under emulation (seen once
+            # each: "Oops: int3" at 3.4 s on x86_64-6.12, never again in eight
+            # boots; icicle silent after OpenSBI's banner); boot once more,
+            # with the whole timeout, and keep the first log and a counted
+            # SKIP that says so.
             kept = logpath + ".first"
             shutil.copyfile(logpath, kept)
             show(f"# [{name}] the kernel failed before /init ran: {crash}; "
@@ -128,8 +131,9 @@ def _run_target(name, suites, timeout, logpath, append, rebuild, icount=False):
 
 
 def crashed_before_init(results, logpath):
-    """The first failure's reason when a guest stopped (not timed out) before
-    its /init printed @@BEGIN, else None."""
+    """The first failure's reason when a guest stopped (crashed, or stalled
+    past BEGIN_WITHIN; not timed out) before its /init printed @@BEGIN,
+    else None."""
     failed = [why for v, t, why in results if v == "not ok"]
     if not failed or any(t == "guest/finished" and "timed out" in why
                          for v, t, why in results):

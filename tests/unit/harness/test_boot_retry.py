@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """When the harness boots a target a second time (udmemqemu.runner.crashed_before_init).
 
-Only a guest whose kernel stopped before /init printed @@BEGIN, that is before
-any module of ours was loaded, is booted again.  A report after @@BEGIN, a hang
-(timeout) and a passing guest are results as they stand.  Uses the recorded
+Only a guest whose kernel stopped, or stalled past boot.BEGIN_WITHIN, before
+/init printed @@BEGIN, that is before any module of ours was loaded, is booted
+again.  A report after @@BEGIN, a hang (timeout) and a passing guest are
+results as they stand.  Uses the recorded
 logs of logs/, parsed as the harness parses them.
 """
 import contextlib
@@ -16,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
 
 from udmemqemu import parse  # noqa: E402
+from udmemqemu.boot import BEGIN_WITHIN, STALLED  # noqa: E402
 from udmemqemu.runner import crashed_before_init  # noqa: E402
 
 # (log, how the guest ended, whether it must be booted again)
@@ -26,6 +28,9 @@ CASES = [
     ("kernel-panic", "qemu exit 0", False),
     ("hung-guest", "timed out after 600 s", False),
     ("passing-guest", "qemu exit 0", False),
+    # icicle once: OpenSBI's banner, then nothing until the harness stopped it
+    ("stalled-before-init", f"{STALLED} {BEGIN_WITHIN} s", True),
+    ("hung-guest", f"{STALLED} {BEGIN_WITHIN} s", False),
 ]
 
 
@@ -40,8 +45,9 @@ def main():
             log.write("\n".join(lines) + "\n")
             log.flush()
             got = crashed_before_init(results, log.name)
-        test = f"harness/boot-again-{name}-{'timeout' if 'timed' in ended else 'exit'}"
-        if bool(got) == want and (not want or "int3" in got):
+        how = "timeout" if "timed" in ended else "stall" if STALLED in ended else "exit"
+        test = f"harness/boot-again-{name}-{how}"
+        if bool(got) == bool(want) and (not want or "int3" in got or STALLED in got):
             print(f"ok - {test}")
         else:
             failed += 1
