@@ -6,7 +6,9 @@
  * with transfers in flight.
  *
  * Environment: DMA_CHAN the channel (a DMA_MEMCPY one); DMA_SRC, DMA_DST two
- * buffers of at least UT_LEN bytes; DMA_REGION a uiomem region, optional.
+ * buffers of at least DMA_LEN bytes (default 1 MiB; at least 256 KiB, a
+ * multiple of 64 KiB), the span the copies cover; DMA_REGION a uiomem
+ * region, optional.
  * UDMEM_TEST_COMPAT32
  */
 #define _FILE_OFFSET_BITS 64
@@ -17,7 +19,8 @@
 #include "udmem.h"
 #include "ut.h"
 
-#define UT_LEN		(1u << 20)
+/* The span of the buffers the copies cover: DMA_LEN. */
+static uint64_t ut_len = 1u << 20;
 #define UT_FOREVER	(-1LL)
 #define UT_SEC		1000000000LL
 
@@ -38,23 +41,25 @@ FIXTURE_SETUP(dc)
 	self->sfd = self->dfd = -1;
 	if (!*chan)
 		SKIP("no DMA channel in this guest");
+	ut_len = strtoull(ut_env("DMA_LEN", "0x100000"), NULL, 0);
+	ASSERT_TRUE(ut_len >= 262144 && ut_len % 65536 == 0);
 	ASSERT_OK(udmem_buffer_open(ut_env("DMA_SRC", "udmabuf0"), 0, &self->src));
 	ASSERT_OK(udmem_buffer_open(ut_env("DMA_DST", "udmabuf1"), 0, &self->dst));
-	ASSERT_GE(udmem_buffer_size(self->src), UT_LEN);
-	ASSERT_GE(udmem_buffer_size(self->dst), UT_LEN);
+	ASSERT_GE(udmem_buffer_size(self->src), ut_len);
+	ASSERT_GE(udmem_buffer_size(self->dst), ut_len);
 	ASSERT_OK(udmem_buffer_map(self->src, &p));
 	self->s = p;
 	ASSERT_OK(udmem_buffer_map(self->dst, &p));
 	self->d = p;
-	self->sfd = udmem_buffer_export_dmabuf(self->src, 0, UT_LEN, O_RDWR | O_CLOEXEC, NULL);
+	self->sfd = udmem_buffer_export_dmabuf(self->src, 0, ut_len, O_RDWR | O_CLOEXEC, NULL);
 	ASSERT_GE(self->sfd, 0);
-	self->dfd = udmem_buffer_export_dmabuf(self->dst, 0, UT_LEN, O_RDWR | O_CLOEXEC, NULL);
+	self->dfd = udmem_buffer_export_dmabuf(self->dst, 0, ut_len, O_RDWR | O_CLOEXEC, NULL);
 	ASSERT_GE(self->dfd, 0);
 	ret = udmem_dma_open(chan, &self->dma);
 	UT_CHECK(ret == 0, 1, "udmem_dma_open(%s): %s", chan, strerror(-ret));
 	ASSERT_OK(udmem_dma_info(self->dma, &self->info));
-	ut_fill(self->s, UT_LEN, 0, 1);
-	memset(self->d, 0x5a, UT_LEN);
+	ut_fill(self->s, ut_len, 0, 1);
+	memset(self->d, 0x5a, ut_len);
 }
 
 FIXTURE_TEARDOWN(dc)
@@ -80,7 +85,7 @@ static int ut_copied(const uint8_t *d, uint64_t off, const uint8_t *s, uint64_t 
 		TH_LOG("first difference at dst byte %llu", (unsigned long long)(off + i));
 		return 0;
 	}
-	for (i = 0; i < UT_LEN; i++) {
+	for (i = 0; i < ut_len; i++) {
 		if ((i < off || i >= off + len) && d[i] != 0x5a) {
 			TH_LOG("dst byte %llu outside the copy changed", (unsigned long long)i);
 			return 0;
@@ -143,7 +148,7 @@ TEST_F(dc, second_open_is_ebusy)
 
 TEST_F(dc, copy_buffer_to_buffer_byte_exact)
 {
-	uint64_t off = 4 * 4096, soff = 64 * 4096, len = 64 * 1024;
+	uint64_t off = 4 * 4096, soff = ut_len / 4, len = 64 * 1024;
 
 	ASSERT_EQ(udmem_dma_copy(self->dma, self->dfd, off, self->sfd, soff, len, UT_FOREVER), 0);
 	EXPECT_TRUE(ut_copied(self->d, off, self->s, soff, len));
@@ -151,8 +156,8 @@ TEST_F(dc, copy_buffer_to_buffer_byte_exact)
 
 TEST_F(dc, copy_whole_buffer_byte_exact)
 {
-	ASSERT_EQ(udmem_dma_copy(self->dma, self->dfd, 0, self->sfd, 0, UT_LEN, UT_FOREVER), 0);
-	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, UT_LEN));
+	ASSERT_EQ(udmem_dma_copy(self->dma, self->dfd, 0, self->sfd, 0, ut_len, UT_FOREVER), 0);
+	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, ut_len));
 }
 
 TEST_F(dc, copy_unaligned_length_where_channel_allows)
@@ -167,7 +172,7 @@ TEST_F(dc, copy_unaligned_length_where_channel_allows)
 
 TEST_F(dc, fence_fd_signals_after_the_data_moved)
 {
-	struct udmem_dma_xfer x = ut_copy(self->dfd, 0, self->sfd, 0, 256 * 1024);
+	struct udmem_dma_xfer x = ut_copy(self->dfd, 0, self->sfd, 0, ut_len / 4);
 	struct pollfd pfd;
 	uint64_t seq = 0;
 	int fence = -1;
@@ -179,7 +184,7 @@ TEST_F(dc, fence_fd_signals_after_the_data_moved)
 	pfd.fd = fence;
 	pfd.events = POLLIN;
 	EXPECT_EQ(poll(&pfd, 1, 0), 1);
-	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, 256 * 1024));
+	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, ut_len / 4));
 	EXPECT_EQ(udmem_dma_fence_wait(self->sfd, 0), -EINVAL);
 	close(fence);
 }
@@ -242,7 +247,7 @@ TEST_F(dc, read_needs_room_for_one_record)
 TEST_F(dc, batch_of_one_and_of_max_transfers)
 {
 	struct udmem_dma_xfer x[U_DMA_CHAN_MAX_BATCH];
-	uint64_t piece = UT_LEN / U_DMA_CHAN_MAX_BATCH, seq;
+	uint64_t piece = ut_len / U_DMA_CHAN_MAX_BATCH, seq;
 	int i, status = 1;
 
 	/* reversed pieces: piece i of dst is piece 255 - i of src */
@@ -300,17 +305,17 @@ TEST_F(dc, ranges_outside_the_dmabuf_are_einval)
 {
 	uint64_t a = self->info.copy_align;
 
-	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, UT_LEN, self->sfd, 0, a)), -EINVAL);
-	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, UT_LEN, a)), -EINVAL);
-	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, UT_LEN - a, self->sfd, 0, 2 * a)),
+	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, ut_len, self->sfd, 0, a)), -EINVAL);
+	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, ut_len, a)), -EINVAL);
+	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, ut_len - a, self->sfd, 0, 2 * a)),
 		  -EINVAL);
-	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, 0, UT_LEN + a)),
+	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, 0, ut_len + a)),
 		  -EINVAL);
 	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, -a, self->sfd, 0, 2 * a)), -EINVAL);
 	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, 0, -a)), -EINVAL);
 	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, 0, self->sfd, 0, 0)), -EINVAL);
 	/* the last byte is inside */
-	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, UT_LEN - a, self->sfd, 0, a)), 0);
+	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(self->dfd, ut_len - a, self->sfd, 0, a)), 0);
 	EXPECT_EQ(udmem_dma_wait(self->dma, 0, UT_FOREVER, NULL), 0);
 }
 
@@ -344,7 +349,7 @@ TEST_F(dc, overlapping_ranges_of_one_dmabuf_are_einval)
 
 TEST_F(dc, read_only_dmabuf_as_destination_is_eacces)
 {
-	int ro = udmem_buffer_export_dmabuf(self->dst, 0, UT_LEN, O_RDONLY | O_CLOEXEC, NULL);
+	int ro = udmem_buffer_export_dmabuf(self->dst, 0, ut_len, O_RDONLY | O_CLOEXEC, NULL);
 
 	ASSERT_GE(ro, 0);
 	EXPECT_EQ(ut_submit_one(self->dma, ut_copy(ro, 0, self->sfd, 0, 4096)), -EACCES);
@@ -415,19 +420,20 @@ TEST_F(dc, no_sync_copy_moves_the_data)
 
 TEST_F(dc, dmabuf_fds_closed_in_flight_still_complete)
 {
+	const uint64_t piece = ut_len / 64;
 	struct udmem_dma_xfer x[64];
 	uint64_t seq;
 	int i, status = 1;
 
 	for (i = 0; i < 64; i++)
-		x[i] = ut_copy(self->dfd, i * 16384, self->sfd, i * 16384, 16384);
+		x[i] = ut_copy(self->dfd, i * piece, self->sfd, i * piece, piece);
 	ASSERT_OK(udmem_dma_submit(self->dma, x, 64, 0, &seq, NULL));
 	close(self->sfd);
 	close(self->dfd);
 	self->sfd = self->dfd = -1;
 	ASSERT_OK(udmem_dma_wait(self->dma, seq, UT_FOREVER, &status));
 	EXPECT_EQ(status, 0);
-	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, UT_LEN));
+	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, ut_len));
 }
 
 TEST_F(dc, close_in_flight_signals_every_fence)
@@ -449,7 +455,7 @@ TEST_F(dc, close_in_flight_signals_every_fence)
 	}
 	/* the channel is free again and works */
 	ASSERT_OK(udmem_dma_open(self->info.name, &self->dma));
-	memset(self->d, 0x5a, UT_LEN);
+	memset(self->d, 0x5a, ut_len);
 	ASSERT_OK(udmem_dma_submit(self->dma, x, 1, 0, NULL, NULL));
 	ASSERT_OK(udmem_dma_wait(self->dma, 0, UT_FOREVER, &status));
 	EXPECT_EQ(status, 0);
@@ -479,7 +485,7 @@ TEST_F(dc, terminate_completes_what_runs)
 	}
 	EXPECT_EQ(got, 4);
 	/* and the channel goes on */
-	memset(self->d, 0x5a, UT_LEN);
+	memset(self->d, 0x5a, ut_len);
 	ASSERT_EQ(udmem_dma_copy(self->dma, self->dfd, 0, self->sfd, 0, 4096, UT_FOREVER), 0);
 	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, 4096));
 }
@@ -495,7 +501,7 @@ TEST_F(dc, terminate_completes_what_runs)
  */
 TEST_F(dc, copy_after_terminate_in_flight)
 {
-	const uint64_t chunk = 65536, tail = UT_LEN - 4096;
+	const uint64_t chunk = ut_len / 16, tail = ut_len - 4096;
 	struct udmem_dma_xfer x[8];
 	int i, round, r, status = 1;
 	uint64_t seq;
