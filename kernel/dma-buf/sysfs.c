@@ -332,8 +332,28 @@ static ssize_t sync_check_store(struct device *dev, struct device_attribute *att
 }
 static UDMABUF_ATTR_RW_GROUP(sync_check);
 
-/* A counter of the checker's; writing 0 resets it. */
-static ssize_t udmabuf_counter_store(atomic_long_t *counter, const char *page, size_t count)
+/* A counter of the checker's: the attribute and where in the buffer it is. */
+struct udmabuf_counter_attr {
+	struct device_attribute attr;
+	size_t offset;
+};
+
+static atomic_long_t *udmabuf_counter(struct device *dev, struct device_attribute *attr)
+{
+	struct udmabuf_counter_attr *ca = container_of(attr, struct udmabuf_counter_attr, attr);
+
+	return (atomic_long_t *)((char *)dev_get_drvdata(dev) + ca->offset);
+}
+
+static ssize_t udmabuf_counter_show(struct device *dev, struct device_attribute *attr,
+				    char *page)
+{
+	return sysfs_emit(page, "%ld\n", atomic_long_read(udmabuf_counter(dev, attr)));
+}
+
+/* Writing 0 resets it. */
+static ssize_t udmabuf_counter_store(struct device *dev, struct device_attribute *attr,
+				     const char *page, size_t count)
 {
 	u64 val;
 	int ret;
@@ -343,43 +363,19 @@ static ssize_t udmabuf_counter_store(atomic_long_t *counter, const char *page, s
 		return ret;
 	if (val)
 		return -EINVAL;
-	atomic_long_set(counter, 0);
+	atomic_long_set(udmabuf_counter(dev, attr), 0);
 	return count;
 }
 
-static ssize_t ownership_violations_show(struct device *dev, struct device_attribute *attr,
-					 char *page)
-{
-	struct udmabuf *buf = dev_get_drvdata(dev);
+#define UDMABUF_COUNTER_ATTR(_name, _field)					\
+	struct udmabuf_counter_attr dev_attr_##_name = {			\
+		.attr = __ATTR(_name, 0664, udmabuf_counter_show,		\
+			       udmabuf_counter_store),				\
+		.offset = offsetof(struct udmabuf, _field),			\
+	}
 
-	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->own_violations));
-}
-
-static ssize_t ownership_violations_store(struct device *dev, struct device_attribute *attr,
-					  const char *page, size_t count)
-{
-	struct udmabuf *buf = dev_get_drvdata(dev);
-
-	return udmabuf_counter_store(&buf->own_violations, page, count);
-}
-static UDMABUF_ATTR_RW_GROUP(ownership_violations);
-
-static ssize_t redundant_syncs_show(struct device *dev, struct device_attribute *attr,
-				    char *page)
-{
-	struct udmabuf *buf = dev_get_drvdata(dev);
-
-	return sysfs_emit(page, "%ld\n", atomic_long_read(&buf->own_redundant));
-}
-
-static ssize_t redundant_syncs_store(struct device *dev, struct device_attribute *attr,
-				     const char *page, size_t count)
-{
-	struct udmabuf *buf = dev_get_drvdata(dev);
-
-	return udmabuf_counter_store(&buf->own_redundant, page, count);
-}
-static UDMABUF_ATTR_RW_GROUP(redundant_syncs);
+static UDMABUF_COUNTER_ATTR(ownership_violations, own_violations);
+static UDMABUF_COUNTER_ATTR(redundant_syncs, own_redundant);
 
 static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_driver_version.attr,
@@ -400,8 +396,8 @@ static struct attribute *udmabuf_attrs[] = {
 	&dev_attr_mmap_pmd_entries.attr,
 	&dev_attr_mmap_pte_entries.attr,
 	&dev_attr_sync_check.attr,
-	&dev_attr_ownership_violations.attr,
-	&dev_attr_redundant_syncs.attr,
+	&dev_attr_ownership_violations.attr.attr,
+	&dev_attr_redundant_syncs.attr.attr,
 	NULL
 };
 

@@ -288,8 +288,13 @@ TEST_F(chk, redundant_sync_for_cpu_counted)
 	sc_sync(self->name, 0, 0, 0x1000, 0);
 	EXPECT_EQ(ut_get(self->name, "redundant_syncs", 10), 1);
 	EXPECT_EQ(ut_get(self->name, "ownership_violations", 10), 0);
+	/* only 0 resets; anything else is refused and changes nothing */
+	EXPECT_EQ(ut_attr_write(self->name, "redundant_syncs", "5"), -EINVAL);
+	EXPECT_EQ(ut_attr_write(self->name, "ownership_violations", "x"), -EINVAL);
+	EXPECT_EQ(ut_get(self->name, "redundant_syncs", 10), 1);
 	ASSERT_EQ(ut_attr_write(self->name, "redundant_syncs", "0"), 0);
 	EXPECT_EQ(ut_get(self->name, "redundant_syncs", 10), 0);
+	EXPECT_EQ(ut_get(self->name, "ownership_violations", 10), 0);
 }
 
 /* read() and write() of what the device owns: EBUSY (strict) or counted. */
