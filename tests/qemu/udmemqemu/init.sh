@@ -145,7 +145,10 @@ idle_now() {
 }
 # Our modules still loaded, newest first (the order they unload in).
 our_modules_loaded() {
-    ls /udmem/modules 2> /dev/null | sed -n 's/\.ko$//p' | tr - _ > /tmp/our-modules
+    : > /tmp/our-modules
+    for _m in /udmem/modules/*.ko; do
+        [ -f "$_m" ] && basename "$_m" .ko | tr - _ >> /tmp/our-modules
+    done
     cut -d' ' -f1 /proc/modules | grep -Fx -f /tmp/our-modules
 }
 echo "@@BEGIN $UDMEM_TARGET $UDMEM_KVER"
@@ -170,7 +173,7 @@ while read -r suite <&9; do
     left=$(our_modules_loaded | tr '\n' ' ')
     if [ -n "$left" ]; then
         echo "# suite $suite left modules loaded: $left- unloading them"
-        for pass in 1 2 3; do
+        for _ in 1 2 3; do
             for m in $(our_modules_loaded); do
                 rmmod "$m" 2> /dev/null
             done
