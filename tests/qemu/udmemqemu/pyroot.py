@@ -30,9 +30,16 @@ GUEST_TOP = "/udmem-top"
 RECIPE = "2"
 
 
+def _suite(conf):
+    """The release of the root: the user space the target's busybox comes
+    from (bookworm for a bookworm-backports kernel, whose suite alone is
+    no release)."""
+    return conf.busybox_suite or conf.suites[0]
+
+
 def root_path(conf):
     """The cached root's folder for CONF (it may not exist yet)."""
-    suite = conf.suites[0]
+    suite = _suite(conf)
     key = hashlib.sha256(" ".join((RECIPE, suite, conf.deb_arch) + PACKAGES)
                          .encode()).hexdigest()[:12]
     return os.path.join(CACHE, "pyroot", f"{suite}-{conf.deb_arch}-{key}")
@@ -50,12 +57,12 @@ def ensure_root(conf):
         if os.path.exists(tmp):
             shutil.rmtree(tmp)
         log(f"udmem-qemu: {conf.name}: unpacking {' '.join(PACKAGES)} "
-            f"({conf.deb_arch}, {conf.suites[0]}) into {root} (about 30 s)")
+            f"({conf.deb_arch}, {_suite(conf)}) into {root} (about 30 s)")
         # sid's Release files here are past their Valid-Until date (the
         # archive is a snapshot): as in buildroot.py, do not check it.
         run(["mmdebstrap", "--quiet", "--variant=extract", f"--architectures={conf.deb_arch}",
              "--aptopt=Acquire::Check-Valid-Until \"false\"",
-             "--include=" + ",".join(PACKAGES), conf.suites[0], tmp, MIRROR])
+             "--include=" + ",".join(PACKAGES), _suite(conf), tmp, MIRROR])
         # update-alternatives' links of libblas3 and liblapack3 (postinst).
         for impl in glob.glob(os.path.join(tmp, "usr", "lib", "*", "blas", "lib*.so.3")) + \
                 glob.glob(os.path.join(tmp, "usr", "lib", "*", "lapack", "lib*.so.3")):
