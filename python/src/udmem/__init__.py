@@ -8,6 +8,8 @@
 - :meth:`Region.open` maps a uiomem region (device memory);
 - :mod:`udmem.dma` drives a DMA engine channel (u-dma-chan): copies and
   slave transfers between buffers, each returning a fence to ``wait()`` on;
+- :mod:`udmem.iio` hands buffers' DMA-BUF exports to an IIO device's
+  buffer (a converter's DMA fills them; Linux 6.11's DMABUF interface);
 - :func:`import_dmabuf` gives a foreign DMA-BUF's DMA address for a buffer's
   device.
 
@@ -16,7 +18,7 @@ its own bytes (``flush``/``invalidate``).  Closing a Buffer or Region while
 numpy views of it are alive raises ``BufferError``.
 """
 
-from . import dma
+from . import dma, iio
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
 from ._uapi import VERSION as __version__
 from .array import UdmemArray
@@ -34,6 +36,7 @@ __all__ = [
     "UdmemArray",
     "allocate",
     "dma",
+    "iio",
     "import_dmabuf",
     "__version__",
 ]
