@@ -378,8 +378,8 @@ def all_targets() -> list[str]:
     # The debug targets lead: on a cold cache their kernels build first
     # (10 min of CPU each), and their runs are the longest.
     order = ["arm64-debug", "x86_64-debug", "x86_64-rootfs", "arm64", "armhf", "riscv64", "x86_64",
-             "arm64-iommu", "armhf-5.10", "armhf-python", "arm64-python", "arm64-6.12",
-             "riscv64-7", "arm64-7", "arm64-5.10", "x86_64-python", "x86_64-iommu",
+             "arm64-iommu", "armhf-5.10", "armhf-python", "arm64-python", "arm64-6.12-python",
+             "arm64-6.12", "riscv64-7", "arm64-7", "arm64-5.10", "x86_64-python", "x86_64-iommu",
              "x86_64-6.12", "x86_64-7", "x86_64-5.10", "armhf-6.12"]
     have = target_names()
     names = [t for t in order if t in have] + [t for t in have if t not in order]
