@@ -168,8 +168,12 @@ def never_run(data):
     return out
 
 
+def _func(fn):
+    return fn if fn.startswith("(") else fn + "()"
+
+
 def _never_run_lines(data):
-    return [f"{rel} {fn}(): {_ranges(nums)}" for rel, fn, nums in never_run(data)]
+    return [f"{rel} {_func(fn)}: {_ranges(nums)}" for rel, fn, nums in never_run(data)]
 
 
 def summarize(files):
@@ -311,7 +315,7 @@ def union_text(per_target, floor=UNION_FLOOR):
     for rel, fn, nums in never_run(data):
         where = sorted({t for n in nums for t in built[rel][n]})
         only = f"  [{', '.join(where)}]" if len(where) < len(targets) else ""
-        out.append(f"{rel} {fn}(): {_ranges(nums)}{only}")
+        out.append(f"{rel} {_func(fn)}: {_ranges(nums)}{only}")
     why = f"{pct:.1f} % of {lines} lines over {', '.join(targets)}"
     if pct < floor:
         return "not ok", f"{why}: below the floor of {floor} %", out

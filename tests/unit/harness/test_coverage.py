@@ -110,7 +110,8 @@ def main():
                   {"line_number": 6, "count": 0, "branches": []},
                   {"line_number": 9, "count": 4, "branches": []},
                   {"line_number": 12, "count": 0, "branches": [],
-                   "function_name": "named"}]}]}
+                   "function_name": "named"},
+                  {"line_number": 30, "count": 0, "branches": []}]}]}
     fdata = coverage.per_line(coverage.merge_gcov_json([fdoc], KDIR),
                               coverage.line_functions([fdoc], KDIR))
     grouped = coverage._never_run_lines(fdata)
@@ -133,7 +134,8 @@ def main():
         ("no-block-fails", none and none[0][0] == "not ok", f"{none}"),
         ("never-run-by-function",
          grouped == ["dma-buf/mmap.c outer(): 2-3", "dma-buf/mmap.c inner(): 6",
-                     "dma-buf/mmap.c named(): 12"], f"{grouped}"),
+                     "dma-buf/mmap.c named(): 12",
+                     "dma-buf/mmap.c (outside any function): 30"], f"{grouped}"),
         ("union-lines-once", sum(len(v) for v in sdata.values()) == 8,
          f"{ {k: sorted(v) for k, v in sdata.items()} }"),
         ("union-run-if-either", [sdata["a.c"][n][0] > 0 for n in (1, 2, 3, 4)]
