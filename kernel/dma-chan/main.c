@@ -49,6 +49,35 @@ static int udc_name_taken_fn(int id, void *p, void *data)
 	return !strcmp(uc->name, data);
 }
 
+/*
+ * Engine drivers that need u-dma-chan to work around them, by the name of
+ * the driver of the channel's DMA device.
+ */
+static const struct {
+	const char *driver;
+	unsigned int quirks;
+} udc_quirk_table[] = {
+	/*
+	 * PL330 (6.1): a descriptor taken from the pool gets its callback
+	 * cleared but keeps the callback_result of its last user (which
+	 * wins over callback), and only callback is copied to the other
+	 * descriptors of a cyclic chain.  The driver passes no result
+	 * anyway: a transfer it aborted on a fault completes as done.
+	 */
+	{ "dma-pl330", UDC_QUIRK_PLAIN_CALLBACK },
+};
+
+static unsigned int udc_chan_quirks(struct dma_chan *chan)
+{
+	const char *drv = dev_driver_string(chan->device->dev);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(udc_quirk_table); i++)
+		if (!strcmp(drv, udc_quirk_table[i].driver))
+			return udc_quirk_table[i].quirks;
+	return 0;
+}
+
 static void udc_chan_release(struct device *dev)
 {
 	kfree(container_of(dev, struct udc_chan, dev));
@@ -83,6 +112,7 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 	strscpy(uc->name, name, sizeof(uc->name));
 	uc->chan = chan;
 	uc->from_mgr = from_mgr;
+	uc->quirks = udc_chan_quirks(chan);
 	mutex_init(&uc->lock);
 	INIT_LIST_HEAD(&uc->node);
 	device_initialize(&uc->dev);
@@ -111,6 +141,9 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 	mutex_unlock(&udc_registry_lock);
 	dev_info(&uc->dev, "channel %s of %s\n", dma_chan_name(chan),
 		 dev_name(chan->device->dev));
+	if (uc->quirks & UDC_QUIRK_PLAIN_CALLBACK)
+		dev_info(&uc->dev, "%s: completions through callback, not callback_result\n",
+			 dev_driver_string(chan->device->dev));
 	return uc;
 
 err_remove_minor:

@@ -12,6 +12,7 @@
 #define UDMEM_UDMACHAN_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
@@ -33,6 +34,15 @@
 #define UDC_STATUS_KEPT		4096	/* batches WAIT still knows the status of */
 #define UDC_MAPS_KEPT		16	/* idle DMA-BUF mappings a file keeps */
 
+/*
+ * What u-dma-chan does differently for the engine drivers that need it
+ * (udc_chan.quirks, chosen by the driver's name in main.c).
+ * UDC_QUIRK_PLAIN_CALLBACK: complete through tx->callback and leave
+ * tx->callback_result NULL: the driver does not reset callback_result when
+ * it reuses a descriptor, nor copy it along a chain.
+ */
+#define UDC_QUIRK_PLAIN_CALLBACK	BIT(0)
+
 struct udc_file;
 
 /**
@@ -46,6 +56,7 @@ struct udc_file;
  * @from_mgr: made by the manager or a module parameter (removed by them)
  * @removing: being removed (under the registry lock)
  * @broken: its driver failed to set it up again after a terminate
+ * @quirks: UDC_QUIRK_* for the channel's engine driver
  * @node: in udc_list
  * @submitted: batches submitted
  * @completed: batches completed, whatever their status
@@ -62,6 +73,7 @@ struct udc_chan {
 	bool from_mgr;
 	bool removing;
 	bool broken;
+	unsigned int quirks;
 	struct list_head node;
 	atomic64_t submitted;
 	atomic64_t completed;

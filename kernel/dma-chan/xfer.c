@@ -67,6 +67,7 @@ struct udc_plan {
 struct udc_batch {
 	struct list_head node;
 	struct udc_file *uf;
+	unsigned int quirks;
 	u64 seq;
 	struct dma_fence *fence;
 	atomic_t pending;
@@ -399,6 +400,17 @@ static void udc_cyclic_period(void *param, const struct dmaengine_result *res)
 	atomic_inc(&b->uf->callbacks);
 }
 
+/* UDC_QUIRK_PLAIN_CALLBACK: the driver passes no result (no error). */
+static void udc_xfer_done_plain(void *param)
+{
+	udc_xfer_done(param, NULL);
+}
+
+static void udc_cyclic_period_plain(void *param)
+{
+	udc_cyclic_period(param, NULL);
+}
+
 static void udc_batch_work(struct work_struct *work)
 {
 	struct udc_batch *b = container_of(work, struct udc_batch, work);
@@ -523,7 +535,17 @@ static int udc_issue_one(struct udc_batch *b, const struct udc_plan *p,
 	}
 	if (p->period)
 		uf->cyclic = true;
-	tx->callback_result = p->period ? udc_cyclic_period : udc_xfer_done;
+	/*
+	 * Both fields are set: a driver may hand out a descriptor with the
+	 * last user's value in either, and callback_result wins.
+	 */
+	if (b->quirks & UDC_QUIRK_PLAIN_CALLBACK) {
+		tx->callback = p->period ? udc_cyclic_period_plain : udc_xfer_done_plain;
+		tx->callback_result = NULL;
+	} else {
+		tx->callback = NULL;
+		tx->callback_result = p->period ? udc_cyclic_period : udc_xfer_done;
+	}
 	tx->callback_param = b;
 	/* A cyclic transfer's count is dropped by udc_terminate() only. */
 	atomic_inc(&b->pending);
@@ -655,6 +677,7 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 	}
 
 	b->uf = uf;
+	b->quirks = uc->quirks;
 	b->seq = uf->seq + 1;
 	b->no_event = sub->flags & U_DMA_CHAN_SUBMIT_NO_EVENT;
 	atomic_set(&b->pending, 1);	/* the submit's own, dropped at the end */
