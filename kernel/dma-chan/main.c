@@ -65,6 +65,13 @@ static const struct {
 	 * anyway: a transfer it aborted on a fault completes as done.
 	 */
 	{ "dma-pl330", UDC_QUIRK_PLAIN_CALLBACK },
+	/*
+	 * sf-pdma: issue_pending is dropped while a descriptor runs, and
+	 * terminate_all frees the running descriptor (still on the issued
+	 * list, so freed twice) and clears the pointer that a completion
+	 * tasklet already scheduled then dereferences.
+	 */
+	{ "sf-pdma", UDC_QUIRK_REISSUE | UDC_QUIRK_IDLE_TERMINATE },
 };
 
 static unsigned int udc_chan_quirks(struct dma_chan *chan)
@@ -143,6 +150,12 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 		 dev_name(chan->device->dev));
 	if (uc->quirks & UDC_QUIRK_PLAIN_CALLBACK)
 		dev_info(&uc->dev, "%s: completions through callback, not callback_result\n",
+			 dev_driver_string(chan->device->dev));
+	if (uc->quirks & UDC_QUIRK_REISSUE)
+		dev_info(&uc->dev, "%s: issue pending again at each completion\n",
+			 dev_driver_string(chan->device->dev));
+	if (uc->quirks & UDC_QUIRK_IDLE_TERMINATE)
+		dev_info(&uc->dev, "%s: a terminate lets submitted transfers finish first\n",
 			 dev_driver_string(chan->device->dev));
 	return uc;
 

@@ -40,8 +40,14 @@
  * UDC_QUIRK_PLAIN_CALLBACK: complete through tx->callback and leave
  * tx->callback_result NULL: the driver does not reset callback_result when
  * it reuses a descriptor, nor copy it along a chain.
+ * UDC_QUIRK_REISSUE: issue pending again from every completion while work
+ * is left: the driver drops an issue_pending that comes while it is busy.
+ * UDC_QUIRK_IDLE_TERMINATE: let the engine finish what was submitted before
+ * a terminate: the driver's terminate_all is unsafe on a busy channel.
  */
 #define UDC_QUIRK_PLAIN_CALLBACK	BIT(0)
+#define UDC_QUIRK_REISSUE		BIT(1)
+#define UDC_QUIRK_IDLE_TERMINATE	BIT(2)
 
 struct udc_file;
 

@@ -67,6 +67,7 @@ struct udc_plan {
 struct udc_batch {
 	struct list_head node;
 	struct udc_file *uf;
+	struct dma_chan *chan;
 	unsigned int quirks;
 	u64 seq;
 	struct dma_fence *fence;
@@ -381,12 +382,24 @@ static void udc_batch_finish(struct udc_batch *b)
 static void udc_xfer_done(void *param, const struct dmaengine_result *res)
 {
 	struct udc_batch *b = param;
+	struct udc_chan *uc = b->uf->uc;
+	bool last;
 
 	if (res && res->result != DMA_TRANS_NOERROR)
 		atomic_cmpxchg(&b->error, 0,
 			       res->result == DMA_TRANS_ABORTED ? -ECANCELED : -EIO);
 	atomic_inc(&b->uf->callbacks);
-	if (atomic_dec_and_test(&b->pending))
+	last = atomic_dec_and_test(&b->pending);
+	/*
+	 * UDC_QUIRK_REISSUE: the engine went on to the next descriptor it
+	 * had been issued, or stopped; what was submitted while it ran
+	 * (this batch's rest, or later batches) was never issued.  The
+	 * batch being completed still counts in in_flight until its work
+	 * runs.
+	 */
+	if (b->quirks & UDC_QUIRK_REISSUE && (!last || atomic_read(&uc->in_flight) > 1))
+		dma_async_issue_pending(b->chan);
+	if (last)
 		udc_batch_finish(b);
 }
 
@@ -677,6 +690,7 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 	}
 
 	b->uf = uf;
+	b->chan = uc->chan;
 	b->quirks = uc->quirks;
 	b->seq = uf->seq + 1;
 	b->no_event = sub->flags & U_DMA_CHAN_SUBMIT_NO_EVENT;
@@ -814,6 +828,24 @@ static void udc_chan_renew(struct udc_chan *uc)
 }
 
 /*
+ * UDC_QUIRK_IDLE_TERMINATE: let the engine run out before it is stopped.
+ * Issue what waits (the completions issue the rest) and wait for the
+ * file's batches as long as callbacks come; give up after UDC_STALL_MS
+ * without one.
+ */
+static void udc_run_out(struct udc_file *uf)
+{
+	int seen;
+
+	dma_async_issue_pending(uf->uc->chan);
+	do {
+		seen = atomic_read(&uf->callbacks);
+		if (wait_event_timeout(uf->wait, udc_idle(uf), msecs_to_jiffies(UDC_STALL_MS)))
+			return;
+	} while (atomic_read(&uf->callbacks) != seen);
+}
+
+/*
  * Stop every transfer of the file and complete its batches, with @error
  * for those the engine had not finished; returns once all completed.  If
  * the engine was stopped in the middle of something, its channel is set
@@ -826,6 +858,8 @@ void udc_terminate(struct udc_file *uf, int error)
 	bool stopped = false;
 	int ret;
 
+	if (uf->uc->quirks & UDC_QUIRK_IDLE_TERMINATE && !uf->cyclic)
+		udc_run_out(uf);
 	ret = dmaengine_terminate_sync(uf->uc->chan);
 	if (!ret) {
 		/* No callback runs any more: a batch not done never will be. */
