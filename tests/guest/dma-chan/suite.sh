@@ -84,6 +84,25 @@ else
 	fi
 	udmem_rmmod u-dma-buf
 fi
+# ---- the engine's next client after u-dma-chan is gone: a descriptor it
+# used must not carry its completion function along (PL330, docs/dma.md)
+if [ -n "${dc_chan:-}" ] && [ -f /udmem/modules/dmatest.ko ] &&
+	! grep -q '^u_dma_chan ' /proc/modules; then
+	if udmem_insmod dmatest timeout=5000 iterations=20; then
+		echo "$dc_chan" > /sys/module/dmatest/parameters/channel
+		echo 1 > /sys/module/dmatest/parameters/run
+		cat /sys/module/dmatest/parameters/wait > /dev/null
+		dc_sum=$(dmesg | grep "dmatest: $dc_chan-copy[0-9]*: summary" | tail -n 1)
+		case $dc_sum in
+		*" 20 tests, 0 failures"*) tap_ok next-client-after-unload ;;
+		"") tap_fail next-client-after-unload "no dmatest summary for $dc_chan" ;;
+		*) tap_fail next-client-after-unload "${dc_sum#*summary }" ;;
+		esac
+		udmem_rmmod dmatest
+	else
+		tap_fail next-client-after-unload "insmod dmatest failed"
+	fi
+fi
 grep -q '^uiomem ' /proc/modules && udmem_rmmod uiomem
 [ -n "$dc_edu" ] && udmem_rmmod udmem-edu-dma
 udmem_board_unload_engines
