@@ -268,6 +268,55 @@ int udmabuf_alloc(struct udmabuf *buf)
 	return 0;
 }
 
+/**
+ * udmabuf_free_early() - free a busy buffer's memory at its parent's unbind
+ * @buf: a detached buffer, taken out of its users' mappings
+ *	 (udmabuf_mmap_revoke())
+ *
+ * Memory from the DMA API goes back through the device's DMA setup, which
+ * the unbind undoes, and the DMA API debugger reports what a driver leaves
+ * allocated there: so it goes back now, not with the buffer's last user.
+ * read() and write() copies under way are waited for; no new one starts
+ * (the buffer is detached).  Memory a kernel user may still reach is kept
+ * as before (see udmabuf_free()): a mapped attachment of an export, an
+ * export that was vmapped, a page that is pinned.
+ */
+void udmabuf_free_early(struct udmabuf *buf)
+{
+	bool reached;
+
+	down_write(&buf->mem_sem);
+	mutex_lock(&buf->map_lock);
+	reached = buf->export_maps || buf->vmapped;
+	mutex_unlock(&buf->map_lock);
+	if (!buf->virt)
+		goto out;
+	if (reached) {
+		dev_warn(buf->dma_dev, "%s: an export is still mapped by an importer; memory kept past the unbind\n",
+			 buf->name);
+		goto out;
+	}
+	if (buf->pages) {
+		if (!udmabuf_release_pages(buf))
+			goto out;
+		kvfree(buf->pages);
+		buf->pages = NULL;
+	}
+	if (buf->kept) {
+		memunmap(buf->virt);
+		release_mem_region(buf->dma_addr, buf->alloc_size);
+	} else {
+		udmabuf_dma_free(buf);
+	}
+	buf->virt = NULL;
+	buf->pfn_ok = false;
+	buf->keep_on_free = false;
+	dev_info(buf->dma_dev, "%s: in use, freed at the unbind: its mappings get SIGBUS, its files ENODEV\n",
+		 buf->name);
+out:
+	up_write(&buf->mem_sem);
+}
+
 void udmabuf_free(struct udmabuf *buf)
 {
 	struct device *dev = buf->dma_dev;
