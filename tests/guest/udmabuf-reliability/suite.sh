@@ -258,6 +258,9 @@ fi
 # A buffer bound to edu, mapped, exported and copied from across the
 # driver's unbind: its memory goes back at the unbind, and the old mappings
 # get SIGBUS (udmabuf-reliability-devices.c, pci_unbind_revokes_memory).
+# In each way user space maps a buffer: our remap of the page frames (the
+# default), page mode (struct pages, refcounted), dma_mmap_coherent() (mode
+# off) and the sync checker's mappings (filled at fault time).
 rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
 if [ -z "$rel_edu" ]; then
 	tap_skip pci-revoke "no edu PCI device in this guest"
@@ -269,19 +272,25 @@ elif ! udmem_insmod udmem-edu-test || [ ! -e "$rel_edu_drv/${rel_edu##*/}" ]; th
 else
 	rel_mark
 	rel_pci=${rel_edu##*/}
-	if echo "create udmem-rel-revoke 0x40000 bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
-		udmem_run REL_REVOKE_BUF=udmem-rel-revoke REL_REVOKE_DRV="$rel_edu_drv/unbind" \
-			REL_REVOKE_BDF="$rel_pci" udmabuf-reliability pci_unbind_revokes_memory
-		if [ "$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')" = 1 ]; then
-			tap_ok pci-revoke/freed-at-unbind
-		else
-			tap_fail pci-revoke/freed-at-unbind "not freed at the unbind: $(rel_since | grep udmem-rel-revoke | tail -n 1)"
+	for rel_mode in pfn:quirk-mmap-on page:quirk-mmap-page dma:quirk-mmap-off check:sync-check=report; do
+		rel_t=pci-revoke/${rel_mode%%:*}
+		[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
+		if ! echo "create udmem-rel-revoke 0x40000 ${rel_mode#*:} bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
+			tap_fail "$rel_t/create-bound" "manager create ${rel_mode#*:} on pci/$rel_pci failed"
+			continue
 		fi
-	else
-		tap_fail pci-revoke/create-bound "manager create on pci/$rel_pci failed"
-	fi
+		_n=$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/$rel_t" REL_REVOKE_BUF=udmem-rel-revoke \
+			REL_REVOKE_DRV="$rel_edu_drv/unbind" REL_REVOKE_BDF="$rel_pci" \
+			udmabuf-reliability pci_unbind_revokes_memory
+		if [ "$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')" = $((_n + 1)) ]; then
+			tap_ok "$rel_t/freed-at-unbind"
+		else
+			tap_fail "$rel_t/freed-at-unbind" "not freed at the unbind: $(rel_since | grep udmem-rel-revoke | tail -n 1)"
+		fi
+		[ -e /dev/udmem-rel-revoke ] && echo "delete udmem-rel-revoke" > /dev/u-dma-buf-mgr
+	done
 	[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
-	[ -e /dev/udmem-rel-revoke ] && echo "delete udmem-rel-revoke" > /dev/u-dma-buf-mgr
 	rel_log_clean pci-revoke/log-clean
 	udmem_rmmod udmem-edu-test
 fi
