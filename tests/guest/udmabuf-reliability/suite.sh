@@ -258,9 +258,11 @@ fi
 # A buffer bound to edu, mapped, exported and copied from across the
 # driver's unbind: its memory goes back at the unbind, and the old mappings
 # get SIGBUS (udmabuf-reliability-devices.c, pci_unbind_revokes_memory).
-# In each way user space maps a buffer: our remap of the page frames (the
-# default), page mode (struct pages, refcounted), dma_mmap_coherent() (mode
-# off) and the sync checker's mappings (filled at fault time).
+# In each way user space maps a buffer: our remap of the page frames, also
+# with 2 MiB entries at fault time where a 4 MiB buffer has room for them
+# (compat.h's UDMEM_PMD_PFNMAP kernels), page mode (struct pages,
+# refcounted), dma_mmap_coherent() (mode off) and the sync checker's
+# mappings (filled at fault time).
 rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
 if [ -z "$rel_edu" ]; then
 	tap_skip pci-revoke "no edu PCI device in this guest"
@@ -272,11 +274,16 @@ elif ! udmem_insmod udmem-edu-test || [ ! -e "$rel_edu_drv/${rel_edu##*/}" ]; th
 else
 	rel_mark
 	rel_pci=${rel_edu##*/}
-	for rel_mode in pfn:quirk-mmap-on page:quirk-mmap-page dma:quirk-mmap-off check:sync-check=report; do
+	for rel_mode in pfn:0x40000:quirk-mmap-on pmd:0x400000:quirk-mmap-on \
+		page:0x40000:quirk-mmap-page dma:0x40000:quirk-mmap-off \
+		check:0x40000:sync-check=report; do
 		rel_t=pci-revoke/${rel_mode%%:*}
+		rel_size=${rel_mode#*:}
+		rel_opt=${rel_size#*:}
+		rel_size=${rel_size%%:*}
 		[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
-		if ! echo "create udmem-rel-revoke 0x40000 ${rel_mode#*:} bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
-			tap_fail "$rel_t/create-bound" "manager create ${rel_mode#*:} on pci/$rel_pci failed"
+		if ! echo "create udmem-rel-revoke $rel_size $rel_opt bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
+			tap_fail "$rel_t/create-bound" "manager create $rel_size $rel_opt on pci/$rel_pci failed"
 			continue
 		fi
 		_n=$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')
