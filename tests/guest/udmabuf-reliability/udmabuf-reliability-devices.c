@@ -445,8 +445,9 @@ TEST(import_races_removal)
  * user, after the setup was gone, which the DMA API debugger reports).
  * Nothing of the user's reaches it afterwards: the old mappings fault with
  * SIGBUS; read(), write(), mmap() and the export's mmap() and sync fail
- * with ENODEV.  Meanwhile a child copies with read() and write() and one
- * touches the mapping: each copy is whole or ENODEV, each touch reads the
+ * with ENODEV.  Meanwhile a child copies with read() and write(), one
+ * touches the mapping and one maps the buffer again and again: each copy
+ * is whole or ENODEV, each mmap() works or is ENODEV, each touch reads the
  * data or gets SIGBUS, and once the unbind is over, the next one fails.
  */
 static sigjmp_buf rv_jmp;
@@ -528,6 +529,37 @@ static void rv_touch_loop(const unsigned char *p, const unsigned char *ref, size
 	}
 }
 
+/*
+ * Map the buffer anew, read each page of the new mapping, unmap, until
+ * mmap() fails with ENODEV or a read gets SIGBUS (a mapping made while the
+ * unbind ran): exit 0 then, 1 on other data or another error, 2 if a
+ * mapping made after the unbind read.
+ */
+static void rv_map_loop(int fd, const unsigned char *ref, size_t size, int rfd)
+{
+	long pg = ut_page();
+	size_t off;
+
+	for (;;) {
+		bool over = rv_over(rfd);
+		unsigned char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (m == MAP_FAILED)
+			_exit(errno == ENODEV ? 0 : 1);
+		for (off = 0; off < size; off += pg) {
+			int v = rv_read(m + off);
+
+			if (v < 0)
+				_exit(0);
+			if (v != ref[off])
+				_exit(1);
+		}
+		munmap(m, size);
+		if (over)
+			_exit(2);
+	}
+}
+
 /* Fork a child that makes call; only the parent keeps the pipe's write end. */
 #define RV_CHILD(pid, go, call) do {					\
 		(pid) = fork();						\
@@ -544,9 +576,9 @@ TEST(pci_unbind_revokes_memory)
 	const char *drv = getenv("REL_REVOKE_DRV");
 	const char *bdf = getenv("REL_REVOKE_BDF");
 	struct u_dma_buf_ioctl_export_args args;
-	int fd, dfd, go[2], st_copy = -1, st_touch = -1;
+	int fd, dfd, go[2], st_copy = -1, st_touch = -1, st_map = -1;
 	unsigned char *p, *q, *ref;
-	pid_t copier, toucher;
+	pid_t copier, toucher, mapper;
 	uint64_t size = 0;
 	char path[256], b[16];
 
@@ -573,6 +605,7 @@ TEST(pci_unbind_revokes_memory)
 	ASSERT_OK(pipe(go));
 	RV_CHILD(copier, go, rv_copy_loop(fd, size, go[0]));
 	RV_CHILD(toucher, go, rv_touch_loop(p, ref, size, go[0]));
+	RV_CHILD(mapper, go, rv_map_loop(fd, ref, size, go[0]));
 
 	ASSERT_OK(write_str(drv, bdf));
 	close(go[1]);
@@ -592,9 +625,11 @@ TEST(pci_unbind_revokes_memory)
 
 	EXPECT_EQ(waitpid(copier, &st_copy, 0), copier);
 	EXPECT_EQ(waitpid(toucher, &st_touch, 0), toucher);
-	TH_LOG("copier: status %#x, toucher: status %#x", st_copy, st_touch);
+	EXPECT_EQ(waitpid(mapper, &st_map, 0), mapper);
+	TH_LOG("status: copier %#x, toucher %#x, mapper %#x", st_copy, st_touch, st_map);
 	EXPECT_TRUE(WIFEXITED(st_copy) && WEXITSTATUS(st_copy) == 0);
 	EXPECT_TRUE(WIFEXITED(st_touch) && WEXITSTATUS(st_touch) == 0);
+	EXPECT_TRUE(WIFEXITED(st_map) && WEXITSTATUS(st_map) == 0);
 	close(go[0]);
 	free(ref);
 	munmap(q, size);
