@@ -282,7 +282,7 @@ else
 		rel_opt=${rel_size#*:}
 		rel_size=${rel_size%%:*}
 		[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
-		if ! echo "create udmem-rel-revoke $rel_size $rel_opt bus=pci device=$rel_pci" > /dev/u-dma-buf-mgr; then
+		if ! rel_create "create udmem-rel-revoke $rel_size $rel_opt bus=pci device=$rel_pci"; then
 			tap_fail "$rel_t/create-bound" "manager create $rel_size $rel_opt on pci/$rel_pci failed"
 			continue
 		fi
