@@ -95,7 +95,6 @@ class IIOBuffer:
         finally:
             os.close(cfd)
         self._fd: int = struct.unpack("=i", raw)[0]
-        self._attached: set[int] = set()
 
     # ---- plumbing
     def fileno(self) -> int:
@@ -158,13 +157,11 @@ class IIOBuffer:
         """Attach a DMA-BUF (IIO_BUFFER_DMABUF_ATTACH_IOCTL) for later enqueues."""
         self._ioctl(IIO_BUFFER_DMABUF_ATTACH_IOCTL, struct.pack("=i", dmabuf_fd),
                     f"attach DMA-BUF fd {dmabuf_fd}")
-        self._attached.add(dmabuf_fd)
 
     def detach(self, dmabuf_fd: int) -> None:
         """Detach a DMA-BUF attached before."""
         self._ioctl(IIO_BUFFER_DMABUF_DETACH_IOCTL, struct.pack("=i", dmabuf_fd),
                     f"detach DMA-BUF fd {dmabuf_fd}")
-        self._attached.discard(dmabuf_fd)
 
     def enqueue(self, dmabuf_fd: int, nbytes: int | None = None, *,
                 cyclic: bool = False) -> None:
@@ -196,7 +193,6 @@ class IIOBuffer:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-            self._attached.clear()
 
     def __enter__(self) -> IIOBuffer:
         return self
