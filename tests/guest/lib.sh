@@ -115,6 +115,30 @@ udmem_pci_dev() {
 	return 1
 }
 
+# udmem_dmatest_count CHAN: how many dmatest summary lines for CHAN the log holds.
+udmem_dmatest_count() {
+	dmesg | grep -c "dmatest: $1-copy[0-9]*: summary"
+}
+
+# udmem_dmatest_summary CHAN BEFORE: print the newest dmatest summary line
+# for CHAN once the log holds more than BEFORE of them (nothing if none
+# comes).  Reading dmatest's `wait` parameter returns at once while a test
+# thread is woken but has not run yet (dmatest counts it as pending, not
+# running), so read it again until the thread has run and its line is there.
+udmem_dmatest_summary() {
+	_dt=0
+	while [ "$_dt" -lt 300 ]; do
+		cat /sys/module/dmatest/parameters/wait > /dev/null
+		if [ "$(udmem_dmatest_count "$1")" -gt "$2" ]; then
+			dmesg | grep "dmatest: $1-copy[0-9]*: summary" | tail -n 1
+			return 0
+		fi
+		sleep 1
+		_dt=$((_dt + 1))
+	done
+	return 1
+}
+
 # The board suites' shared setup (board-dma, board-python): the SoC's DMA
 # engine, the test peer on it, and the on-chip memory region.
 

@@ -36,11 +36,12 @@ else
 		tap_fail dmatest "insmod dmatest failed"
 	else
 		# iterations and timeout are read when a channel is added
+		bd_before=$(for c in $(bd_chans); do echo "$c $(udmem_dmatest_count "$c")"; done)
 		echo "" > /sys/module/dmatest/parameters/channel
 		echo 1 > /sys/module/dmatest/parameters/run
-		cat /sys/module/dmatest/parameters/wait > /dev/null
 		for c in $(bd_chans); do
-			bd_sum=$(dmesg | grep "dmatest: $c-copy[0-9]*: summary" | tail -n 1)
+			bd_sum=$(udmem_dmatest_summary "$c" \
+				"$(echo "$bd_before" | awk -v c="$c" '$1 == c { print $2 }')")
 			case $bd_sum in
 			*" 20 tests, 0 failures"*) tap_ok "dmatest-$c" ;;
 			"") tap_fail "dmatest-$c" "no summary line for $c" ;;

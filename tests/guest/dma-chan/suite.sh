@@ -89,10 +89,10 @@ fi
 if [ -n "${dc_chan:-}" ] && [ -f /udmem/modules/dmatest.ko ] &&
 	! grep -q '^u_dma_chan ' /proc/modules; then
 	if udmem_insmod dmatest timeout=5000 iterations=20; then
+		dc_before=$(udmem_dmatest_count "$dc_chan")
 		echo "$dc_chan" > /sys/module/dmatest/parameters/channel
 		echo 1 > /sys/module/dmatest/parameters/run
-		cat /sys/module/dmatest/parameters/wait > /dev/null
-		dc_sum=$(dmesg | grep "dmatest: $dc_chan-copy[0-9]*: summary" | tail -n 1)
+		dc_sum=$(udmem_dmatest_summary "$dc_chan" "$dc_before")
 		case $dc_sum in
 		*" 20 tests, 0 failures"*) tap_ok next-client-after-unload ;;
 		"") tap_fail next-client-after-unload "no dmatest summary for $dc_chan" ;;

@@ -35,13 +35,13 @@ ed_dmatest() {
 		tap_skip dmatest "this kernel ships no dmatest.ko (Debian: CONFIG_DMATEST is not set)"
 		return
 	fi
+	_before=$(udmem_dmatest_count "$1")
 	if ! insmod "$_ko" timeout=60000 iterations=10 test_buf_size=8192 \
 		channel="$1" run=1 wait=1; then
 		tap_fail dmatest "insmod dmatest failed"
 		return
 	fi
-	cat /sys/module/dmatest/parameters/wait > /dev/null
-	_sum=$(dmesg | grep "dmatest: $1-copy[0-9]*: summary" | tail -n 1)
+	_sum=$(udmem_dmatest_summary "$1" "$_before")
 	case $_sum in
 	*" 10 tests, 0 failures"*) tap_ok dmatest ;;
 	"") tap_fail dmatest "no summary line for $1" ;;
