@@ -139,6 +139,27 @@ udmem_dmatest_summary() {
 	return 1
 }
 
+# udmem_dmatest_next_client TAG CHAN: the kernel's dmatest, 20 copies on
+# CHAN, as the next client of an engine a module of ours has just let go:
+# a descriptor it used must not carry its completion function along
+# (PL330, docs/dma.md).  One TAP line TAG.
+udmem_dmatest_next_client() {
+	if ! udmem_insmod dmatest timeout=5000 iterations=20; then
+		tap_fail "$1" "insmod dmatest failed"
+		return
+	fi
+	_dn=$(udmem_dmatest_count "$2")
+	echo "$2" > /sys/module/dmatest/parameters/channel
+	echo 1 > /sys/module/dmatest/parameters/run
+	_ds=$(udmem_dmatest_summary "$2" "$_dn")
+	case $_ds in
+	*" 20 tests, 0 failures"*) tap_ok "$1" ;;
+	"") tap_fail "$1" "no dmatest summary for $2" ;;
+	*) tap_fail "$1" "${_ds#*summary }" ;;
+	esac
+	udmem_rmmod dmatest
+}
+
 # The board suites' shared setup (board-dma, board-python): the SoC's DMA
 # engine, the test peer on it, and the on-chip memory region.
 

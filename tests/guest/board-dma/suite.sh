@@ -131,5 +131,10 @@ else
 		# The Python package's transfers: the board-python suite.
 	fi
 	udmem_board_unload
+	# ---- the engine's next client after the peer is gone
+	if [ -n "$bd_eng" ] && [ -f /udmem/modules/dmatest.ko ] &&
+		! grep -q '^udmem_dmaengine_test ' /proc/modules; then
+		udmem_dmatest_next_client next-client-after-peer "$udmem_board_chan"
+	fi
 fi
 udmem_board_unload_engines

@@ -88,20 +88,7 @@ fi
 # used must not carry its completion function along (PL330, docs/dma.md)
 if [ -n "${dc_chan:-}" ] && [ -f /udmem/modules/dmatest.ko ] &&
 	! grep -q '^u_dma_chan ' /proc/modules; then
-	if udmem_insmod dmatest timeout=5000 iterations=20; then
-		dc_before=$(udmem_dmatest_count "$dc_chan")
-		echo "$dc_chan" > /sys/module/dmatest/parameters/channel
-		echo 1 > /sys/module/dmatest/parameters/run
-		dc_sum=$(udmem_dmatest_summary "$dc_chan" "$dc_before")
-		case $dc_sum in
-		*" 20 tests, 0 failures"*) tap_ok next-client-after-unload ;;
-		"") tap_fail next-client-after-unload "no dmatest summary for $dc_chan" ;;
-		*) tap_fail next-client-after-unload "${dc_sum#*summary }" ;;
-		esac
-		udmem_rmmod dmatest
-	else
-		tap_fail next-client-after-unload "insmod dmatest failed"
-	fi
+	udmem_dmatest_next_client next-client-after-unload "$dc_chan"
 fi
 grep -q '^uiomem ' /proc/modules && udmem_rmmod uiomem
 [ -n "$dc_edu" ] && udmem_rmmod udmem-edu-dma
