@@ -95,14 +95,13 @@ static void udc_chan_release(struct device *dev)
  * @name: the device name
  * @chan: the channel; the new device owns it (released at removal),
  *	and on failure it is released here
- * @parent: the parent device (the device-tree node's), or NULL
  * @from_mgr: made by the manager or memcpy= (which remove it by name)
  *
  * Return: the channel, or ERR_PTR(-EINVAL) for a bad name, -EEXIST for a
  * name taken, -ENOSPC when every minor is taken, -ENOMEM.
  */
 struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
-				 struct device *parent, bool from_mgr)
+				 bool from_mgr)
 {
 	struct udc_chan *uc;
 	int ret;
@@ -124,7 +123,11 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 	INIT_LIST_HEAD(&uc->node);
 	device_initialize(&uc->dev);
 	uc->dev.class = udc_class;
-	uc->dev.parent = parent;
+	/*
+	 * No parent, also for a device-tree node's channel: the driver core
+	 * would link the parent as "device", the name of our attribute that
+	 * names the DMA engine.
+	 */
 	uc->dev.groups = udc_groups;
 	uc->dev.release = udc_chan_release;
 	dev_set_drvdata(&uc->dev, uc);

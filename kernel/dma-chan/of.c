@@ -34,7 +34,7 @@ static int udc_platform_probe(struct platform_device *pdev)
 	chan = dma_request_chan(&pdev->dev, dma_name ? dma_name : "dma");
 	if (IS_ERR(chan))
 		return dev_err_probe(&pdev->dev, PTR_ERR(chan), "no DMA channel\n");
-	uc = udc_chan_create(name, chan, &pdev->dev, false);
+	uc = udc_chan_create(name, chan, false);
 	if (IS_ERR(uc))
 		return dev_err_probe(&pdev->dev, PTR_ERR(uc), "cannot create %s\n", name);
 	platform_set_drvdata(pdev, uc);

@@ -147,7 +147,7 @@ struct udc_file {
 extern struct class *udc_class;
 extern struct workqueue_struct *udc_wq;
 struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
-				 struct device *parent, bool from_mgr);
+				 bool from_mgr);
 void udc_chan_remove(struct udc_chan *uc);
 struct udc_chan *udc_chan_get_minor(int minor);
 void udc_chan_put(struct udc_chan *uc);

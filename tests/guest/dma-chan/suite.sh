@@ -31,6 +31,18 @@ elif ! udmem_insmod u-dma-chan memcpy=dma-chan0; then
 else
 	tap_ok module-loads
 	tap_check mgr-node-0600 test "$(stat -c %a $dc_mgr)" = 600
+	# ---- a channel of the device tree
+	# (tests/qemu/dt/30-board-zcu102.dtsi); other guests have no such node
+	if [ -d /proc/device-tree/dma-chan-dt ]; then
+		dc_dt=$dc_cls/dma-chan-dt
+		if [ ! -e /dev/dma-chan-dt ]; then
+			tap_fail dt-channel "no /dev/dma-chan-dt: $(dmesg | grep -i u-dma-chan | tail -n 2 | tr '\n' ' ')"
+		else
+			tap_eq dt-channel-device fd570000.dma-controller "$(cat $dc_dt/device)"
+			udmem_run UDMEM_SUITE="$UDMEM_SUITE/dt" DMA_CHAN=dma-chan-dt DMA_SRC=udmabuf0 \
+				DMA_DST=udmabuf1 DMA_LEN=0x100000 dma-chan copy_whole_buffer_byte_exact
+		fi
+	fi
 	if [ ! -e /dev/dma-chan0 ]; then
 		tap_skip channel "no dmaengine channel that can memcpy in this guest"
 	else
