@@ -53,8 +53,7 @@ static int udc_open(struct inode *inode, struct file *file)
 	INIT_KFIFO(uf->events);
 	uf->fence_context = dma_fence_context_alloc(1);
 	uf->slave_dir = DMA_TRANS_NONE;
-	uf->slave[0].direction = DMA_DEV_TO_MEM;
-	uf->slave[1].direction = DMA_MEM_TO_DEV;
+	memcpy(uf->slave, uc->slave, sizeof(uf->slave));
 
 	mutex_lock(&uc->lock);
 	if (!uc->chan)

@@ -96,12 +96,14 @@ static void udc_chan_release(struct device *dev)
  * @chan: the channel; the new device owns it (released at removal),
  *	and on failure it is released here
  * @from_mgr: made by the manager or memcpy= (which remove it by name)
+ * @slave: the slave configuration of each direction (DEV_TO_MEM, then
+ *	MEM_TO_DEV) an open file starts with, or NULL for the engine's defaults
  *
  * Return: the channel, or ERR_PTR(-EINVAL) for a bad name, -EEXIST for a
  * name taken, -ENOSPC when every minor is taken, -ENOMEM.
  */
 struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
-				 bool from_mgr)
+				 bool from_mgr, const struct dma_slave_config *slave)
 {
 	struct udc_chan *uc;
 	int ret;
@@ -119,6 +121,10 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 	uc->chan = chan;
 	uc->from_mgr = from_mgr;
 	uc->quirks = udc_chan_quirks(chan);
+	if (slave)
+		memcpy(uc->slave, slave, sizeof(uc->slave));
+	uc->slave[0].direction = DMA_DEV_TO_MEM;
+	uc->slave[1].direction = DMA_MEM_TO_DEV;
 	mutex_init(&uc->lock);
 	INIT_LIST_HEAD(&uc->node);
 	device_initialize(&uc->dev);

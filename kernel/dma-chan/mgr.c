@@ -62,7 +62,7 @@ static int udc_mgr_create(const char *name, const char *spec)
 
 	if (IS_ERR(chan))
 		return PTR_ERR(chan);
-	uc = udc_chan_create(name, chan, true);
+	uc = udc_chan_create(name, chan, true, NULL);
 	return PTR_ERR_OR_ZERO(uc);
 }
 

@@ -115,6 +115,44 @@ static ssize_t busy_show(struct device *dev, struct device_attribute *attr, char
 }
 static DEVICE_ATTR_RO(busy);
 
+enum udc_slave_field { UDC_SLAVE_ADDR, UDC_SLAVE_WIDTH, UDC_SLAVE_MAXBURST };
+
+/*
+ * The slave configuration an open file starts with (the device tree's):
+ * dev_to_mem_{addr,width,maxburst} and mem_to_dev_*; width 0 is the
+ * engine's defaults.  Set at creation, never changed.
+ */
+static ssize_t udc_slave_show(struct device *dev, char *buf, unsigned int i,
+			      enum udc_slave_field what)
+{
+	const struct dma_slave_config *s = &udc_of(dev)->slave[i];
+
+	switch (what) {
+	case UDC_SLAVE_ADDR:
+		return sysfs_emit(buf, "0x%llx\n",
+				  (unsigned long long)(i ? s->dst_addr : s->src_addr));
+	case UDC_SLAVE_WIDTH:
+		return sysfs_emit(buf, "%u\n", s->src_addr_width);
+	default:
+		return sysfs_emit(buf, "%u\n", s->src_maxburst);
+	}
+}
+
+#define UDC_SLAVE_ATTR(name, i, what)					\
+static ssize_t name##_show(struct device *dev, struct device_attribute *attr, \
+			   char *buf)					\
+{									\
+	return udc_slave_show(dev, buf, i, what);			\
+}									\
+static DEVICE_ATTR_RO(name)
+
+UDC_SLAVE_ATTR(dev_to_mem_addr, 0, UDC_SLAVE_ADDR);
+UDC_SLAVE_ATTR(dev_to_mem_width, 0, UDC_SLAVE_WIDTH);
+UDC_SLAVE_ATTR(dev_to_mem_maxburst, 0, UDC_SLAVE_MAXBURST);
+UDC_SLAVE_ATTR(mem_to_dev_addr, 1, UDC_SLAVE_ADDR);
+UDC_SLAVE_ATTR(mem_to_dev_width, 1, UDC_SLAVE_WIDTH);
+UDC_SLAVE_ATTR(mem_to_dev_maxburst, 1, UDC_SLAVE_MAXBURST);
+
 static struct attribute *udc_attrs[] = {
 	&dev_attr_channel.attr,
 	&dev_attr_device.attr,
@@ -127,6 +165,12 @@ static struct attribute *udc_attrs[] = {
 	&dev_attr_completed.attr,
 	&dev_attr_failed.attr,
 	&dev_attr_busy.attr,
+	&dev_attr_dev_to_mem_addr.attr,
+	&dev_attr_dev_to_mem_width.attr,
+	&dev_attr_dev_to_mem_maxburst.attr,
+	&dev_attr_mem_to_dev_addr.attr,
+	&dev_attr_mem_to_dev_width.attr,
+	&dev_attr_mem_to_dev_maxburst.attr,
 	NULL,
 };
 

@@ -68,6 +68,8 @@ struct udc_file;
  * @completed: batches completed, whatever their status
  * @failed: batches completed with an error
  * @in_flight: batches submitted and not yet complete
+ * @slave: the slave configuration an open file starts with, DEV_TO_MEM
+ *	then MEM_TO_DEV (the device tree's; zero widths: the engine's defaults)
  */
 struct udc_chan {
 	struct device dev;
@@ -85,6 +87,7 @@ struct udc_chan {
 	atomic64_t completed;
 	atomic64_t failed;
 	atomic_t in_flight;
+	struct dma_slave_config slave[2];
 };
 
 /**
@@ -147,7 +150,7 @@ struct udc_file {
 extern struct class *udc_class;
 extern struct workqueue_struct *udc_wq;
 struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
-				 bool from_mgr);
+				 bool from_mgr, const struct dma_slave_config *slave);
 void udc_chan_remove(struct udc_chan *uc);
 struct udc_chan *udc_chan_get_minor(int minor);
 void udc_chan_put(struct udc_chan *uc);

@@ -31,7 +31,7 @@ elif ! udmem_insmod u-dma-chan memcpy=dma-chan0; then
 else
 	tap_ok module-loads
 	tap_check mgr-node-0600 test "$(stat -c %a $dc_mgr)" = 600
-	# ---- a channel of the device tree
+	# ---- a channel of the device tree with its slave configuration
 	# (tests/qemu/dt/30-board-zcu102.dtsi); other guests have no such node
 	if [ -d /proc/device-tree/dma-chan-dt ]; then
 		dc_dt=$dc_cls/dma-chan-dt
@@ -39,6 +39,12 @@ else
 			tap_fail dt-channel "no /dev/dma-chan-dt: $(dmesg | grep -i u-dma-chan | tail -n 2 | tr '\n' ' ')"
 		else
 			tap_eq dt-channel-device fd570000.dma-controller "$(cat $dc_dt/device)"
+			tap_eq dt-slave-dev-to-mem "0x80001000 4 16" \
+				"$(cat $dc_dt/dev_to_mem_addr $dc_dt/dev_to_mem_width $dc_dt/dev_to_mem_maxburst | tr '\n' ' ' | sed 's/ $//')"
+			tap_eq dt-slave-mem-to-dev "0x0 8 0" \
+				"$(cat $dc_dt/mem_to_dev_addr $dc_dt/mem_to_dev_width $dc_dt/mem_to_dev_maxburst | tr '\n' ' ' | sed 's/ $//')"
+			tap_check dt-bad-width-refused test ! -e /dev/dma-chan-bad-width
+			tap_check dt-bad-width-says-why sh -c "dmesg | grep -q 'dma-chan-bad-width: .*mem-to-dev-width: 3 is not'"
 			udmem_run UDMEM_SUITE="$UDMEM_SUITE/dt" DMA_CHAN=dma-chan-dt DMA_SRC=udmabuf0 \
 				DMA_DST=udmabuf1 DMA_LEN=0x100000 dma-chan copy_whole_buffer_byte_exact
 		fi
