@@ -12,21 +12,30 @@
 io_pci=0000:00:10.0
 io_dbg=/sys/kernel/debug/udmem-edu-dma/$io_pci
 
-# io_kmods NAME...: insmod the kernel's modules from /udmem/kmods, each
-# after those its .modinfo depends= names; the missing one in $io_missing.
+# io_kmods NAME...: insmod the kernel's modules, each after those its
+# .modinfo depends= names; the missing one in $io_missing.  From
+# /udmem/kmods (the distribution's), else /udmem/modules: the harness
+# builds the IIO DMA buffer there from the kernel's sources when the
+# kernel's configuration leaves it out (Debian's amd64 and riscv64 6.12).
 io_kmods() {
 	io_missing=
 	while [ $# -gt 0 ]; do
 		_l=$(echo "$1" | tr - _)
 		if ! grep -q "^$_l " /proc/modules && [ ! -d "/sys/module/$_l" ]; then
-			if [ ! -f "/udmem/kmods/$1.ko" ]; then
+			_ko=/udmem/kmods/$1.ko
+			[ -f "$_ko" ] || _ko=/udmem/modules/$1.ko
+			if [ ! -f "$_ko" ]; then
 				io_missing=$1
 				return 1
 			fi
 			# shellcheck disable=SC2046 # one word a module
-			io_kmods $(tr '\0' '\n' < "/udmem/kmods/$1.ko" |
+			io_kmods $(tr '\0' '\n' < "$_ko" |
 				sed -n 's/^depends=//p' | tr , ' ') || return 1
-			insmod "/udmem/kmods/$1.ko" || { io_missing="$1 (insmod failed)"; return 1; }
+			# the recursion above reused $_l and $_ko
+			_l=$(echo "$1" | tr - _)
+			_ko=/udmem/kmods/$1.ko
+			[ -f "$_ko" ] || _ko=/udmem/modules/$1.ko
+			insmod "$_ko" || { io_missing="$1 (insmod failed)"; return 1; }
 			io_loaded="$_l $io_loaded"
 		fi
 		shift
@@ -71,7 +80,7 @@ elif [ ! -f /udmem/modules/udmem-edu-dma.ko ]; then
 elif [ ! -f /udmem/modules/udmem-iio-dma.ko ]; then
 	tap_skip iio "no udmem-iio-dma.ko: kernel $UDMEM_KVER has no IIO dmaengine buffer (CONFIG_IIO_BUFFER_DMAENGINE)"
 elif ! io_kmods industrialio industrialio-buffer-dma industrialio-buffer-dmaengine; then
-	tap_skip iio "kernel $UDMEM_KVER: module $io_missing is not in /udmem/kmods"
+	tap_skip iio "kernel $UDMEM_KVER: module $io_missing is not in /udmem/kmods or /udmem/modules"
 else
 	if [ -n "$io_had_provider" ]; then
 		rmmod udmem_edu_dma
