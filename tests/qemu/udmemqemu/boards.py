@@ -303,16 +303,17 @@ def package_dtb(conf, state):
     return os.path.join(out, conf.board_dtb)
 
 
-def linux_source(state):
-    """SOURCE_PARTS of Debian's linux-source for the kernel's series,
-    unpacked once into $UDMEM_CACHE/boards/src/linux-source-<series>-<version>."""
+def linux_source(state, parts=SOURCE_PARTS, stamp=SOURCE_STAMP, tag=""):
+    """PARTS (folders) of Debian's linux-source for the kernel's series,
+    unpacked once into $UDMEM_CACHE/boards/src/linux-source-<series>-<version><TAG>
+    (another TAG and STAMP for another set of parts)."""
     series = re.match(r"\d+\.\d+", state["abi"]).group(0)
     pkg = f"linux-source-{series}"
     srcdir = os.path.join(BOARDS_CACHE, "src")
     os.makedirs(srcdir, exist_ok=True)
     with open(os.path.join(srcdir, "lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = glob.glob(os.path.join(srcdir, f"{pkg}-*", SOURCE_STAMP))
+        done = glob.glob(os.path.join(srcdir, f"{pkg}-*{tag}", stamp))
         if done:
             return os.path.dirname(sorted(done)[-1])
         # A package already downloaded does (the drivers change little
@@ -326,15 +327,15 @@ def linux_source(state):
             version = newest_version(env, pkg, ["bookworm-security", "bookworm",
                                                 "bookworm-backports", "trixie", "sid"])
             deb = download(env, [f"{pkg}={version}"])[0]
-        out = os.path.join(srcdir, f"{pkg}-{version}")
-        log(f"udmem-qemu: unpacking {' '.join(SOURCE_PARTS)} of {pkg} {version}")
+        out = os.path.join(srcdir, f"{pkg}-{version}{tag}")
+        log(f"udmem-qemu: unpacking {' '.join(parts)} of {pkg} {version}")
         if os.path.exists(out):
             shutil.rmtree(out)
         os.makedirs(out)
         run(f"dpkg-deb --fsys-tarfile '{deb}' | tar -xO ./usr/src/{pkg}.tar.xz | "
             f"xz -dc -T2 | tar -x -C '{out}' --strip-components=1 --wildcards " +
-            " ".join(f"'*/{part}/*'" for part in SOURCE_PARTS))
-        open(os.path.join(out, SOURCE_STAMP), "w").close()
+            " ".join(f"'*/{part}/*'" for part in parts))
+        open(os.path.join(out, stamp), "w").close()
         return out
 
 

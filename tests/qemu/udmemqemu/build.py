@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import threading
 
-from . import boards, buildroot
+from . import boards, buildroot, kmods_src
 from .config import BUILD, CACHE, TOP
 from .fetch import kmake_args, target_cc
 from .util import run
@@ -43,21 +43,25 @@ def build(conf, state, results):
     jobs = ["-j2"]
     steps = [("modules", ["make", "-C", os.path.join(src, "kernel"),
                           f"KERNEL_SRC={state['kernel_src']}"] + margs + jobs)]
+    # Distribution modules the kernel's configuration lacks (kmods_src.py).
+    src_args, src_symvers = kmods_src.build_iio(conf, state, margs, mods, results)
     # The test modules are loaded only in a booted guest; a build-only target
     # checks what users build, the product's modules.
     if conf.boot and glob.glob(os.path.join(src, "tests/kmod/*.c")):
         # Test modules may call u-dma-buf's exports: modpost needs its symbols.
         steps.append(("test-modules", ["make", "-C", state["kernel_src"],
                                        "M=" + os.path.join(src, "tests/kmod"),
-                                       "KBUILD_EXTRA_SYMBOLS=" +
-                                       os.path.join(src, "kernel", "Module.symvers")] +
-                      margs + jobs + ["modules"]))
+                                       "KBUILD_EXTRA_SYMBOLS=" + " ".join(
+                                           [os.path.join(src, "kernel", "Module.symvers")] +
+                                           src_symvers)] +
+                      margs + src_args + jobs + ["modules"]))
     if conf.build_root:
         # Host-incompatible headers (sid 7.x): make runs in the suite's build root.
         root = buildroot.ensure(conf.build_root)
         binds = [bdir, os.path.join(CACHE, "kernels", conf.kernel_key)]
         steps = [(name, buildroot.wrap(root, cmd, binds)) for name, cmd in steps]
-    with _module_cache(conf, state, [name for name, _ in steps], margs) as cached:
+    with _module_cache(conf, state, [name for name, _ in steps],
+                       margs + src_args + src_symvers) as cached:
         kos = cached.kos
         if kos:
             results += [("ok", f"build/{name}", "") for name, _ in steps]
