@@ -72,6 +72,12 @@ io_had_provider=
 if grep -q '^udmem_edu_dma ' /proc/modules; then
 	io_had_provider=1
 fi
+# the kernel's IIO modules loaded before the suite: the suite unloads the others
+io_bufmods="industrialio industrialio_buffer_dma industrialio_buffer_dmaengine"
+io_before=
+for _m in $io_bufmods; do
+	grep -q "^$_m " /proc/modules && io_before="$io_before $_m"
+done
 
 if ! udmem_pci_dev 0x1234 0x11e8 > /dev/null; then
 	tap_skip iio "no PCI edu device in this guest (a board without PCI)"
@@ -139,6 +145,12 @@ else
 	for _m in $io_loaded; do
 		rmmod "$_m"
 	done
+	_left=
+	for _m in $io_bufmods; do
+		case " $io_before " in *" $_m "*) continue ;; esac
+		grep -q "^$_m " /proc/modules && _left="$_left $_m"
+	done
+	tap_eq iio-modules-unloaded "" "$_left"
 	if [ -n "$io_had_provider" ]; then
 		udmem_insmod udmem-edu-dma
 	fi
