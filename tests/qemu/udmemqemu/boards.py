@@ -339,6 +339,17 @@ def linux_source(state, parts=SOURCE_PARTS, stamp=SOURCE_STAMP, tag=""):
         return out
 
 
+def make_modules(conf, state, margs, work):
+    """Run kbuild's `modules` for the out-of-tree folder WORK against the
+    target's headers (in the build root where the target has one)."""
+    cmd = ["make", "-C", state["kernel_src"], "M=" + work] + margs + ["-j2", "modules"]
+    if conf.build_root:
+        # sid's 7.x headers: their compiler and kbuild run in the build root.
+        cmd = buildroot.wrap(buildroot.ensure(conf.build_root), cmd,
+                             [work, os.path.join(CACHE, "kernels", conf.kernel_key)])
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
 def build_drivers(conf, state, margs, mods, results):
     """Build the board's drivers (engine, console, dmatest) into MODS (cached)."""
     board = BOARDS[conf.board]
@@ -363,12 +374,7 @@ def build_drivers(conf, state, margs, mods, results):
             if board.ccflags:
                 f.write(f"ccflags-y += {board.ccflags}\n")
             f.write("".join(f"obj-m += {s[:-2]}.o\n" for s in board.sources))
-        cmd = ["make", "-C", state["kernel_src"], "M=" + work] + margs + ["-j2", "modules"]
-        if conf.build_root:
-            # sid's 7.x headers: their compiler and kbuild run in the build root.
-            cmd = buildroot.wrap(buildroot.ensure(conf.build_root), cmd,
-                                 [work, os.path.join(CACHE, "kernels", conf.kernel_key)])
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = make_modules(conf, state, margs, work)
         if p.returncode != 0:
             results.append(("not ok", "build/board-drivers", "make failed: " +
                             (p.stdout + p.stderr)[-400:]))

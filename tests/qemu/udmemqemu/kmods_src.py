@@ -24,7 +24,7 @@ import re
 import shutil
 import subprocess
 
-from . import boards, buildroot
+from . import boards
 from .config import CACHE
 from .util import log
 
@@ -113,11 +113,7 @@ def build_iio(conf, state, margs, mods, results):
             with open(os.path.join(work, "Kbuild"), "w") as f:
                 f.write("".join(f"obj-m += {os.path.basename(s)[:-2]}.o\n"
                                 for s in IIO_SOURCES))
-            cmd = ["make", "-C", state["kernel_src"], "M=" + work] + margs + ["-j2", "modules"]
-            if conf.build_root:
-                cmd = buildroot.wrap(buildroot.ensure(conf.build_root), cmd,
-                                     [work, os.path.join(CACHE, "kernels", conf.kernel_key)])
-            p = subprocess.run(cmd, capture_output=True, text=True)
+            p = boards.make_modules(conf, state, margs, work)
             if p.returncode != 0:
                 results.append(("not ok", name, "make failed: " +
                                 (p.stdout + p.stderr)[-400:]))
