@@ -2,8 +2,9 @@
 /*
  * syncchk.c - name the buffer and offset of a sync checker SIGBUS.
  *
- * Every mapping the library makes is noted in a fixed table that a signal
- * handler can read without locks: a slot is claimed by a compare-and-swap
+ * Every mapping the library makes, and every mapping a program hands to
+ * udmem_sync_check_watch() (the Python package's), is noted in a fixed
+ * table that a signal handler can read without locks: a slot is claimed by a compare-and-swap
  * of its state, filled, then published; the handler reads only published
  * slots.  The handler writes one line with write(2) and hands the signal
  * on to the handler that was there before it (the default one kills).
@@ -33,7 +34,7 @@ static struct udmem_map_slot udmem_maps[UDMEM_MAPS_MAX];
 static struct sigaction udmem_old_sigbus;
 static atomic_int udmem_sigbus_installed;
 
-void udmem_maps_add(const void *addr, uint64_t len, const char *name)
+static int maps_add(const void *addr, uint64_t len, const char *name)
 {
 	int i, expect;
 
@@ -45,12 +46,12 @@ void udmem_maps_add(const void *addr, uint64_t len, const char *name)
 		udmem_maps[i].len = len;
 		snprintf(udmem_maps[i].name, sizeof(udmem_maps[i].name), "%s", name);
 		atomic_store(&udmem_maps[i].state, SLOT_LIVE);
-		return;
+		return 0;
 	}
-	/* A full table only costs the name in the message. */
+	return -ENOSPC;
 }
 
-void udmem_maps_del(const void *addr)
+static int maps_del(const void *addr)
 {
 	int i;
 
@@ -58,9 +59,58 @@ void udmem_maps_del(const void *addr)
 		if (atomic_load(&udmem_maps[i].state) == SLOT_LIVE &&
 		    udmem_maps[i].start == (uintptr_t)addr) {
 			atomic_store(&udmem_maps[i].state, SLOT_FREE);
-			return;
+			return 0;
 		}
 	}
+	return -ENOENT;
+}
+
+void udmem_maps_add(const void *addr, uint64_t len, const char *name)
+{
+	/* A full table only costs the name in the message. */
+	maps_add(addr, len, name);
+}
+
+void udmem_maps_del(const void *addr)
+{
+	maps_del(addr);
+}
+
+/*
+ * Two live mappings cannot overlap: a slot that overlaps a new one is left
+ * from a mapping that is gone (unmapped without an unwatch).  Drop it, so
+ * that the new mapping's name is the one a fault finds.
+ */
+static void maps_drop_overlapping(uintptr_t start, uint64_t len)
+{
+	int i;
+
+	for (i = 0; i < UDMEM_MAPS_MAX; i++) {
+		struct udmem_map_slot *s = &udmem_maps[i];
+		int expect = SLOT_LIVE;
+
+		if (atomic_load(&s->state) != SLOT_LIVE || s->start >= start + len ||
+		    start >= s->start + s->len)
+			continue;
+		atomic_compare_exchange_strong(&s->state, &expect, SLOT_FREE);
+	}
+}
+
+UDMEM_API int udmem_sync_check_watch(const char *name, const void *addr, size_t len)
+{
+	uintptr_t start = (uintptr_t)addr;
+
+	if (!name || !addr || !len || start + len < start)
+		return -EINVAL;
+	maps_drop_overlapping(start, len);
+	return maps_add(addr, len, name);
+}
+
+UDMEM_API int udmem_sync_check_unwatch(const void *addr)
+{
+	if (!addr)
+		return -EINVAL;
+	return maps_del(addr);
 }
 
 /* Async-signal-safe formatting: append @s, or @v in hex. */
@@ -93,7 +143,8 @@ static void udmem_sigbus(int sig, siginfo_t *info, void *ctx)
 	char line[160];
 	size_t n;
 
-	for (i = 0; i < UDMEM_MAPS_MAX; i++) {
+	/* Only a fault has an address: kill() and raise() send si_code <= 0. */
+	for (i = 0; info->si_code > 0 && i < UDMEM_MAPS_MAX; i++) {
 		struct udmem_map_slot *s = &udmem_maps[i];
 
 		if (atomic_load(&s->state) != SLOT_LIVE || a < s->start ||

@@ -37,7 +37,7 @@ extern "C" {
  * take it from here.
  */
 #define UDMEM_VERSION_MAJOR	1
-#define UDMEM_VERSION_MINOR	5
+#define UDMEM_VERSION_MINOR	6
 #define UDMEM_VERSION_PATCH	0
 
 /**
@@ -45,7 +45,8 @@ extern "C" {
  * function is added; test it with `#if UDMEM_API_VERSION >= 0x010000`.
  * The minor version is the symbol node (libudmem.map) of the newest
  * function: 1.1 import, 1.2 region export, 1.3 udmem_buffer_create_on(),
- * 1.4 the DMA channels (udmem_dma_*).
+ * 1.4 the DMA channels (udmem_dma_*), 1.5 the sync checker's SIGBUS
+ * handler, 1.6 udmem_sync_check_watch().
  */
 #define UDMEM_API_VERSION	((UDMEM_VERSION_MAJOR << 16) | \
 				 (UDMEM_VERSION_MINOR << 8) | \
@@ -715,6 +716,32 @@ int udmem_dma_fence_wait(int fence_fd, int64_t timeout_ns);
  * @since 1.5 (UDMEM_API_VERSION >= 0x010500).
  */
 int udmem_sync_check_handler_install(void);
+
+/**
+ * @brief Let the sync checker's SIGBUS handler name a mapping made elsewhere.
+ *
+ * Adds [@p addr, @p addr + @p len) to the table that the handler of
+ * udmem_sync_check_handler_install() looks a fault address up in, under
+ * @p name (cut to 63 characters): for a buffer mapped without this library,
+ * by mmap() of /dev/NAME or by another language's runtime.  A SIGBUS at
+ * @p addr + N then writes "udmem: NAME offset 0xN: ...".  An entry that
+ * overlaps the new range is dropped first: it belonged to a mapping that is
+ * gone.  The table holds 256 mappings, the library's own included.
+ * Call udmem_sync_check_unwatch() before munmap().
+ * @return 0; -EINVAL for a NULL @p name or @p addr, or @p len 0;
+ *         -ENOSPC when the table is full.
+ * @since 1.6 (UDMEM_API_VERSION >= 0x010600).
+ */
+int udmem_sync_check_watch(const char *name, const void *addr, size_t len);
+
+/**
+ * @brief Forget a mapping given to udmem_sync_check_watch().
+ *
+ * @p addr is the address the mapping was watched with.
+ * @return 0; -ENOENT if no watched mapping starts at @p addr; -EINVAL for NULL.
+ * @since 1.6 (UDMEM_API_VERSION >= 0x010600).
+ */
+int udmem_sync_check_unwatch(const void *addr);
 
 #ifdef __cplusplus
 }

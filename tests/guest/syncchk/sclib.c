@@ -6,7 +6,10 @@
  * to the device and touches it: the handler must write the line naming the
  * buffer and the offset it touched to standard error, and the child must still
  * die of SIGBUS (or reach the SIGBUS handler installed before the library's).
- * A touch of a page the CPU owns must pass without a line.
+ * A touch of a page the CPU owns must pass without a line.  The same for a
+ * mapping the library did not make (mmap() of /dev/NAME, as the Python
+ * package makes its own) once udmem_sync_check_watch() registers it, and
+ * no line once udmem_sync_check_unwatch() forgets it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,7 +35,36 @@ struct sl_case {
 	uint64_t synced;	/* the page handed to the device */
 	uint64_t touched;	/* the byte the child reads */
 	int chain;		/* a SIGBUS handler of the program's own first */
+	int watch;		/* SL_WATCH*: map without the library */
 };
+
+enum { SL_LIB, SL_WATCH, SL_UNWATCH };
+
+/* mmap() /dev/@name itself and register it (a stale name first). */
+static void *sl_map_foreign(const char *name, int watch)
+{
+	char path[96];
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		_exit(10);
+	p = mmap(NULL, SL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(11);
+	close(fd);
+	/* an entry left from a mapping that is gone: the new one replaces it */
+	if (udmem_sync_check_watch("stale-name", (char *)p + 0x1000, 0x1000))
+		_exit(12);
+	if (udmem_sync_check_watch(name, p, SL_SIZE))
+		_exit(13);
+	if (watch == SL_UNWATCH &&
+	    (udmem_sync_check_unwatch(p) || udmem_sync_check_unwatch(p) != -ENOENT))
+		_exit(14);
+	return p;
+}
 
 static void sl_old_handler(int sig, siginfo_t *si, void *ctx)
 {
@@ -60,7 +94,9 @@ static void __attribute__((noreturn)) sl_child(const struct sl_case *c, int out)
 		_exit(5);
 	if (udmem_buffer_open(c->name, 0, &buf))
 		_exit(6);
-	if (udmem_buffer_map(buf, &addr))
+	if (c->watch != SL_LIB)
+		addr = sl_map_foreign(c->name, c->watch);
+	else if (udmem_buffer_map(buf, &addr))
 		_exit(7);
 	p = addr;
 	if (udmem_buffer_sync_for_device(buf, c->synced, 0x1000, UDMEM_DIR_BIDIRECTIONAL))
@@ -116,9 +152,9 @@ static const char *sl_create(const char *name)
 	return NULL;
 }
 
-static void sl_expect_caught(const char *name, uint64_t page, int chain)
+static void sl_expect_caught(const char *name, uint64_t page, int chain, int watch)
 {
-	struct sl_case c = { name, page, page + 0x24, chain };
+	struct sl_case c = { name, page, page + 0x24, chain, watch };
 	char msg[512], want[160];
 	const char *why;
 	int status;
@@ -143,22 +179,55 @@ static void sl_expect_caught(const char *name, uint64_t page, int chain)
 
 TEST(lib_names_buffer_and_offset)
 {
-	sl_expect_caught("udmem-sc-lib", 0x3000, 0);
+	sl_expect_caught("udmem-sc-lib", 0x3000, 0, SL_LIB);
 }
 
 TEST(lib_names_another_offset)
 {
-	sl_expect_caught("udmem-sc-lib2", 0xf000, 0);
+	sl_expect_caught("udmem-sc-lib2", 0xf000, 0, SL_LIB);
 }
 
 TEST(lib_hands_on_to_the_old_handler)
 {
-	sl_expect_caught("udmem-sc-lib3", 0x5000, 1);
+	sl_expect_caught("udmem-sc-lib3", 0x5000, 1, SL_LIB);
+}
+
+TEST(lib_watch_names_a_foreign_mapping)
+{
+	sl_expect_caught("udmem-sc-lib5", 0x1000, 0, SL_WATCH);
+}
+
+TEST(lib_unwatch_forgets_the_mapping)
+{
+	struct sl_case c = { "udmem-sc-lib6", 0x7000, 0x7024, 0, SL_UNWATCH };
+	const char *why;
+	char msg[512];
+	int status;
+
+	why = sl_create(c.name);
+	if (why)
+		SKIP("%s", why);
+	ASSERT_EQ(sl_run(&c, msg, sizeof(msg), &status), 0);
+	UT_CHECK(!msg[0], 0, "child (status 0x%x) wrote '%s'", status, msg);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 0, SIGBUS);
+	EXPECT_EQ(udmem_buffer_delete(c.name), 0);
+}
+
+TEST(lib_watch_refuses_bad_arguments)
+{
+	static char page[64];
+
+	EXPECT_EQ(udmem_sync_check_watch(NULL, page, sizeof(page)), -EINVAL);
+	EXPECT_EQ(udmem_sync_check_watch("x", NULL, sizeof(page)), -EINVAL);
+	EXPECT_EQ(udmem_sync_check_watch("x", page, 0), -EINVAL);
+	EXPECT_EQ(udmem_sync_check_unwatch(page), -ENOENT);
+	EXPECT_EQ(udmem_sync_check_unwatch(NULL), -EINVAL);
 }
 
 TEST(lib_cpu_owned_page_passes)
 {
-	struct sl_case c = { "udmem-sc-lib4", 0x3000, 0x1010, 0 };
+	struct sl_case c = { "udmem-sc-lib4", 0x3000, 0x1010, 0, SL_LIB };
 	const char *why;
 	char msg[512];
 	int status;

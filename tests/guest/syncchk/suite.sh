@@ -6,12 +6,13 @@
 # O_SYNC and cached with the sysfs sync protocol) runs on a buffer with the
 # checker strict and must leave no violation; the CLI's --sync-check and the
 # module parameter make new buffers start checked.  sclib: libudmem's
-# SIGBUS handler names the buffer and offset of a strict-mode fault.
+# SIGBUS handler names the buffer and offset of a strict-mode fault, in its
+# own mappings and in those given to udmem_sync_check_watch().
 
 SC_CLS=/sys/class/u-dma-buf
 
 sc_cleanup() {
-	for b in udmem-sc-client udmem-sc-param udmem-sc-cli udmem-sc-lib udmem-sc-lib2 udmem-sc-lib3 udmem-sc-lib4; do
+	for b in udmem-sc-client udmem-sc-param udmem-sc-cli udmem-sc-lib udmem-sc-lib2 udmem-sc-lib3 udmem-sc-lib4 udmem-sc-lib5 udmem-sc-lib6; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
