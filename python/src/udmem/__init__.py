@@ -11,7 +11,9 @@
 - :mod:`udmem.iio` hands buffers' DMA-BUF exports to an IIO device's
   buffer (a converter's DMA fills them; Linux 6.11's DMABUF interface);
 - :func:`import_dmabuf` gives a foreign DMA-BUF's DMA address for a buffer's
-  device.
+  device;
+- :func:`install_sync_check_handler` makes a sync checker SIGBUS name the
+  buffer, the offset and the Python line (needs libudmem).
 
 Every array knows its ``physical_address``/``device_address`` and syncs only
 its own bytes (``flush``/``invalidate``).  Closing a Buffer or Region while
@@ -20,6 +22,7 @@ numpy views of it are alive raises ``BufferError``.
 
 from . import dma, iio
 from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
+from ._syncchk import install_sync_check_handler
 from ._uapi import VERSION as __version__
 from .array import UdmemArray
 from .buffer import Buffer, allocate
@@ -38,5 +41,6 @@ __all__ = [
     "dma",
     "iio",
     "import_dmabuf",
+    "install_sync_check_handler",
     "__version__",
 ]

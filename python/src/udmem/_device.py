@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _uapi
+from . import _syncchk, _uapi
 from .array import UdmemArray
 
 # Where devices are found; tests point these at a fake tree.
@@ -104,6 +104,9 @@ def _map(fd: int, size: int, prot: int) -> tuple[mmap.mmap, int | None]:
 
 
 def _cleanup(name: str, state: dict[str, Any]) -> None:
+    if state["watch"] is not None:
+        _syncchk.unmapped(*state["watch"])
+        state["watch"] = None
     if state["fd"] is not None:
         os.close(state["fd"])
         state["fd"] = None
@@ -141,10 +144,12 @@ class Device:
         self._readonly = readonly
         # Closes the descriptor (and deletes an allocated buffer) once the
         # mapping is gone, whether by close() or when the last view dies.
-        self._cleanup_state: dict[str, Any] = {"fd": self._fd, "delete": None}
+        self._cleanup_state: dict[str, Any] = {"fd": self._fd, "delete": None, "watch": None}
         self._finalizer = weakref.finalize(self._mm, _cleanup, name, self._cleanup_state)
         self._root: np.ndarray[Any, Any] | None = np.frombuffer(self._mm, dtype=np.uint8)
         self._va: int = self._root.__array_interface__["data"][0]
+        # The sync checker's SIGBUS handler names this mapping (udmem._syncchk).
+        self._cleanup_state["watch"] = (self._va, _syncchk.mapped(name, self._va, self._size))
         # id -> weak reference of every UdmemArray over this mapping (ndarrays
         # are unhashable, so no WeakSet).
         self._views: dict[int, weakref.ref[UdmemArray]] = {}
