@@ -66,6 +66,40 @@ def test_opening_a_missing_channel_names_it():
         dma.Channel("no-such-chan")
 
 
+def _fd_is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def test_a_fence_closes_its_sync_file_once_and_when_collected():
+    r, w = os.pipe()
+    os.close(w)
+    with dma.Fence(_bare_channel(), 1, r) as f:
+        assert f.fileno() == r
+    assert not _fd_is_open(r)
+    f.close()  # again: nothing
+    r, w = os.pipe()
+    os.close(w)
+    f = dma.Fence(_bare_channel(), 2, r)
+    del f
+    assert not _fd_is_open(r)
+
+
+def test_a_forgotten_import_keeps_its_descriptor():
+    # An import detaches only on close(): collecting it must not.
+    r, w = os.pipe()
+    os.close(w)
+    imp = udmem.DmabufImport("b", r, 0x1000, 4096)
+    del imp
+    assert _fd_is_open(r)
+    with udmem.DmabufImport("b", r, 0x1000, 4096):
+        pass
+    assert not _fd_is_open(r)
+
+
 # The test DMA engine the guests have on PCI machines (tests/kmod/udmem-edu-dma.c
 # over the harness's second edu device): loaded when no channel exists yet.
 EDU_DMA_DEVICE = "/sys/bus/pci/devices/0000:00:10.0"

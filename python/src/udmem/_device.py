@@ -9,7 +9,7 @@ import os
 import re
 import stat
 import weakref
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -101,6 +101,37 @@ def _map(fd: int, size: int, prot: int) -> tuple[mmap.mmap, int | None]:
                                                               mine.st_rdev):
         return mm, probe
     return mm, None
+
+
+_FdT = TypeVar("_FdT", bound="FdOwner")
+
+
+class FdOwner:
+    """One descriptor, ``self._fd`` (-1 once closed); ``close()`` and ``with``.
+
+    Subclasses set ``_fd`` in ``__init__`` and ``_CLOSE_ON_DEL`` if a
+    forgotten object may close it when collected (a close has no effect
+    beyond the object: nothing another object still needs goes with it).
+    """
+
+    _fd: int = -1
+    _CLOSE_ON_DEL = False
+
+    def close(self) -> None:
+        """Close the descriptor (idempotent)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self: _FdT) -> _FdT:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if self._CLOSE_ON_DEL and self._fd >= 0:
+            self.close()
 
 
 def _cleanup(name: str, state: dict[str, Any]) -> None:

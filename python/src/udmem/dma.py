@@ -33,7 +33,7 @@ from typing import Union
 import numpy as np
 
 from . import _uapi
-from ._device import Device, oserror
+from ._device import Device, FdOwner, oserror
 from .array import UdmemArray
 
 MEMCPY = _uapi.U_DMA_CHAN_OP_MEMCPY
@@ -53,13 +53,16 @@ def _cstr(raw: bytes) -> str:
     return raw.split(b"\0", 1)[0].decode()
 
 
-class Fence:
+class Fence(FdOwner):
     """The completion of one submitted batch.
 
     ``seq`` is the batch's sequence number on its channel.  ``fileno()`` is a
     ``sync_file`` descriptor (pollable; the kernel's importers understand it)
-    when the channel was asked for one.
+    when the channel was asked for one.  ``close()`` closes that descriptor
+    (the batch runs on), as does collecting the fence.
     """
+
+    _CLOSE_ON_DEL = True
 
     def __init__(self, channel: Channel, seq: int, fd: int) -> None:
         self._channel = channel
@@ -96,22 +99,6 @@ class Fence:
             raise ValueError(f"{self._channel.name}: batch {self.seq} has no sync_file")
         return self._fd
 
-    def close(self) -> None:
-        """Close the sync_file descriptor, if any (the batch runs on)."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> Fence:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_fd", -1) >= 0:
-            self.close()
-
     def __repr__(self) -> str:
         return f"<udmem.dma.Fence {self._channel.name} seq={self.seq}>"
 
@@ -135,7 +122,7 @@ class Transfer:
     sync: bool = True
 
 
-class Channel:
+class Channel(FdOwner):
     """A u-dma-chan device: ``Channel("dma0")`` opens ``/dev/dma0``.
 
     The attributes ``channel`` (the kernel's name, ``dma0chan1``),
@@ -313,15 +300,7 @@ class Channel:
     def close(self) -> None:
         """Close the channel: running transfers are stopped."""
         self._close_exports()
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> Channel:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().close()
 
     def __repr__(self) -> str:
         return f"<udmem.dma.Channel {self._name} ({self.channel} on {self.device})>"

@@ -11,10 +11,9 @@ mapping lasts until the returned :class:`DmabufImport` is closed.
 from __future__ import annotations
 
 import fcntl
-import os
 
 from . import _uapi
-from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE, oserror
+from ._device import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE, FdOwner, oserror
 from .buffer import Buffer
 
 # <linux/dma-buf.h> struct dma_buf_sync flags
@@ -26,7 +25,7 @@ _SYNC_FOR = {BIDIRECTIONAL: _SYNC_READ | _SYNC_WRITE, TO_DEVICE: _SYNC_WRITE,
              FROM_DEVICE: _SYNC_READ}
 
 
-class DmabufImport:
+class DmabufImport(FdOwner):
     """A DMA-BUF attached to a buffer's device: ``dma_addr`` and ``size``.
 
     Close it (or use it as a context manager) to detach.  The DMA-BUF's own
@@ -62,18 +61,6 @@ class DmabufImport:
     def sync_for_device(self, direction: int = BIDIRECTIONAL) -> None:
         """End CPU access before the device's DMA (the exporter's end_cpu_access)."""
         self._sync(_SYNC_END, direction, "import sync for device")
-
-    def close(self) -> None:
-        """Detach and unmap (idempotent)."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> DmabufImport:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return (f"DmabufImport({self._name!r}, dma_addr={self.dma_addr:#x}, "

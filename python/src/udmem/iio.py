@@ -34,7 +34,7 @@ import os
 import select
 import struct
 
-from ._device import oserror
+from ._device import FdOwner, oserror
 from ._uapi import Layout, _ioc
 
 # <linux/iio/buffer.h> (6.11): the buffer fd and its DMABUF ioctls
@@ -68,14 +68,17 @@ def find(device: str) -> str:
     raise FileNotFoundError(errno.ENOENT, f"no IIO device {device!r} in {SYSFS_IIO}")
 
 
-class IIOBuffer:
+class IIOBuffer(FdOwner):
     """Buffer ``index`` of an IIO device, for DMABUF transfers.
 
     ``device`` is the device's name (its ``name`` attribute), ``iio:deviceN``
     or its sysfs folder.  The DMA-BUFs given to :meth:`attach` stay the
     caller's: close them after :meth:`detach` (or after closing this buffer,
-    which detaches them all).
+    which detaches them all).  ``close()`` (or collecting it) closes the
+    buffer's descriptor: the kernel detaches what is attached.
     """
+
+    _CLOSE_ON_DEL = True
 
     def __init__(self, device: str, index: int = 0) -> None:
         self.sysfs = find(device)
@@ -187,22 +190,6 @@ class IIOBuffer:
         ms = None if timeout is None else max(0, int(timeout * 1000))
         if not p.poll(ms):
             raise TimeoutError(f"DMA-BUF fd {dmabuf_fd}: blocks still queued after {timeout} s")
-
-    def close(self) -> None:
-        """Close the buffer's descriptor: the kernel detaches what is attached."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> IIOBuffer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_fd", -1) >= 0:
-            self.close()
 
     def __repr__(self) -> str:
         return f"<udmem.iio.IIOBuffer {self.name} buffer{self.index}>"
