@@ -4,7 +4,8 @@
 # strict mode), the correct ones (clean), the races and the switch; then
 # seed 000's client pattern (udmabuf-cpu-access: mmap and read()/write(),
 # O_SYNC and cached with the sysfs sync protocol) runs on a buffer with the
-# checker strict and must leave no violation; the CLI's --sync-check and the
+# checker strict and must leave no violation, and so must the document's own
+# program when it was extracted; the CLI's --sync-check and the
 # module parameter make new buffers start checked.  sclib: libudmem's
 # SIGBUS handler names the buffer and offset of a strict-mode fault, in its
 # own mappings and in those given to udmem_sync_check_watch().
@@ -12,7 +13,7 @@
 SC_CLS=/sys/class/u-dma-buf
 
 sc_cleanup() {
-	for b in udmem-sc-client udmem-sc-param udmem-sc-cli udmem-sc-lib udmem-sc-lib2 udmem-sc-lib3 udmem-sc-lib4 udmem-sc-lib5 udmem-sc-lib6; do
+	for b in udmem-sc-client udmem-sc-param udmem-sc-cli udmem-sc-lib udmem-sc-lib2 udmem-sc-lib3 udmem-sc-lib4 udmem-sc-lib5 udmem-sc-lib6 udmem-sc-doc; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
 	lsmod | grep -q '^u_dma_buf_mgr' && udmem_rmmod u-dma-buf-mgr
@@ -33,6 +34,24 @@ if udmem_insmod u-dma-buf && udmem_insmod u-dma-buf-mgr; then
 		echo "delete udmem-sc-client" > /dev/u-dma-buf-mgr
 	else
 		tap_fail client/create "create with sync-check=strict failed"
+	fi
+
+	# seed 000's own program, when it was extracted from the document
+	# (tests/guest/udmabuf-cpu-access/extract-document-program.sh), strict
+	if [ ! -x /udmem/bin/u-dma-buf-file-test ]; then
+		tap_skip document-program "no source document given (see udmabuf-cpu-access/extract-document-program.sh)"
+	elif echo "create udmem-sc-doc 0x100000 quirk-mmap-on sync-check=strict" > /dev/u-dma-buf-mgr; then
+		tap_eq document-program/checker-on strict "$(cat $SC_CLS/udmem-sc-doc/sync_check)"
+		u-dma-buf-file-test -n udmem-sc-doc > /tmp/sc-doc.log 2>&1
+		sc_rc=$?
+		sed 's/^/# document-program: /' /tmp/sc-doc.log | grep -E 'test|compare'
+		tap_eq document-program/exit-status 0 "$sc_rc"
+		tap_eq document-program/compares-ok 8 "$(grep -c '^compare = ok$' /tmp/sc-doc.log)"
+		tap_eq document-program/no-violations 0 "$(cat $SC_CLS/udmem-sc-doc/ownership_violations)"
+		rm -f /tmp/sc-doc.log
+		echo "delete udmem-sc-doc" > /dev/u-dma-buf-mgr
+	else
+		tap_fail document-program/create "create with sync-check=strict failed"
 	fi
 
 	# the CLI's switch (libudmem's UDMEM_CREATE_SYNC_CHECK_* flags)
