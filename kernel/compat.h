@@ -101,6 +101,18 @@ static inline void udmem_vm_flags_clear(struct vm_area_struct *vma, unsigned lon
 #define udmem_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
 #endif
 
+/*
+ * x86: VM_PAT marks a VMA that one remap_pfn_range() mapped whole, whose
+ * unmap drops a memory type reservation found through its first entry.
+ * Kernels that keep the reservation with the VMA instead (7.x) have no
+ * such flag, nor have the other architectures: 0 there.
+ */
+#ifdef VM_PAT
+#define UDMEM_VM_PAT	VM_PAT
+#else
+#define UDMEM_VM_PAT	0UL
+#endif
+
 /* 6.2: class devnode() callbacks take a const device. */
 #if UDMEM_KERNEL_BEFORE(6, 2, 0)
 #define udmem_devnode_dev_t	struct device

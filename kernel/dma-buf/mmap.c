@@ -26,6 +26,7 @@
  */
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/ioport.h>
 #include <linux/mm.h>
 
 #include "compat.h"
@@ -280,6 +281,28 @@ static bool udmabuf_pmd_congruent(unsigned long addr, unsigned long pfn)
 	return !((addr ^ (pfn << PAGE_SHIFT)) & ~PMD_MASK);
 }
 
+/*
+ * Drop VM_PAT from a mapping of RAM from page frame @pfn on.  x86 sets it
+ * (before 7.x) on a VMA that one remap_pfn_range() maps whole: our remap
+ * and dma_mmap_coherent()'s.  Each unmap of such a VMA then looks its
+ * first entry up to give back a memory type reservation (untrack_pfn()):
+ * munmap(), an exit, and on some kernels each zap of its entries
+ * (unmap_mapping_range(): the revocation at an unbind, the sync checker).
+ * Once a zap removed that entry, or while a zap races a munmap() or an
+ * exit of the same VMA, the lookup finds nothing and warns.
+ * RAM has no such reservation: its type is looked up, never reserved
+ * (reserve_pfn_range()), so the flag only causes that lookup.  Memory that
+ * is not RAM keeps it.  Under the mmap lock, in mmap().
+ */
+static void udmabuf_pat_untrack_ram(struct vm_area_struct *vma, unsigned long pfn)
+{
+	if (!(vma->vm_flags & UDMEM_VM_PAT))
+		return;
+	if (region_intersects(PFN_PHYS(pfn), vma->vm_end - vma->vm_start,
+			      IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE) == REGION_INTERSECTS)
+		udmem_vm_flags_clear(vma, UDMEM_VM_PAT);
+}
+
 /* remap_pfn_range() of [from, to), counted; nothing when it is empty. */
 static int udmabuf_remap_part(struct udmabuf *buf, struct vm_area_struct *vma,
 			      unsigned long from, unsigned long to, unsigned long pfn)
@@ -357,6 +380,7 @@ static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *v
 	unsigned long first, num;
 	int ret;
 
+	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
 	if (buf->mt.map == UDMABUF_MAP_DMA) {
 		/* The DMA setup may be gone with the driver (exports only). */
 		if (READ_ONCE(buf->dma_gone))
@@ -364,14 +388,17 @@ static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *v
 		ret = dma_mmap_coherent(buf->dma_dev, vma, buf->virt + view->base,
 					buf->dma_addr + view->base, view->len);
 		udmem_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-		if (!ret)
-			atomic_long_add(pages, &buf->map_pte);
-		return ret;
+		if (ret)
+			return ret;
+		atomic_long_add(pages, &buf->map_pte);
+		/* It maps from the page frame of buf->virt + base on. */
+		if (buf->pfn_ok)
+			udmabuf_pat_untrack_ram(vma, buf->pfn + first);
+		return 0;
 	}
 
 	vma->vm_ops = &udmabuf_vm_ops;
 	vma->vm_private_data = view;
-	first = (view->base >> PAGE_SHIFT) + vma->vm_pgoff;
 	/*
 	 * Checked: every page comes through udmabuf_vm_fault_check().  Not an
 	 * uncached mapping (O_SYNC, sync_mode bit 2): it needs no cache syncs.
@@ -400,7 +427,10 @@ static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *v
 		return ret == -EFAULT ? -ENOMEM : ret;
 	}
 	udmem_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
-	return udmabuf_remap(buf, vma, buf->pfn + first, cached);
+	ret = udmabuf_remap(buf, vma, buf->pfn + first, cached);
+	if (!ret)
+		udmabuf_pat_untrack_ram(vma, buf->pfn + first);
+	return ret;
 }
 
 /**
