@@ -26,6 +26,7 @@
 #include <linux/iommu.h>
 #include <linux/of.h>
 #include <linux/of_reserved_mem.h>
+#include <linux/delay.h>
 #include <linux/page_ref.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -105,10 +106,10 @@ fallback:
  * would otherwise reach freed memory.  Each count is frozen from 1 to 0,
  * which fails while anything else holds the page and keeps anybody from
  * taking it meanwhile (they use get_page_unless_zero()).  On failure the
- * memory is kept (leaked) rather than freed.  The allocator gets its own
- * counts back; the ones we gave stay at zero.
+ * memory is kept (leaked) rather than freed, and said so if @report.  The
+ * allocator gets its own counts back; the ones we gave stay at zero.
  */
-static bool udmabuf_release_pages(struct udmabuf *buf)
+static bool udmabuf_release_pages(struct udmabuf *buf, bool report)
 {
 	unsigned long i, n = buf->alloc_size >> PAGE_SHIFT;
 
@@ -116,9 +117,10 @@ static bool udmabuf_release_pages(struct udmabuf *buf)
 		if (!page_ref_freeze(buf->pages[i], 1))
 			break;
 	if (i < n) {
-		dev_err(buf->dma_dev,
-			"%s: page %lu is still in use (count %d); keeping %zu bytes instead of freeing them\n",
-			buf->name, i, page_count(buf->pages[i]), buf->alloc_size);
+		if (report)
+			dev_err(buf->dma_dev,
+				"%s: page %lu is still in use (count %d); keeping %zu bytes instead of freeing them\n",
+				buf->name, i, page_count(buf->pages[i]), buf->alloc_size);
 		while (i--)
 			page_ref_unfreeze(buf->pages[i], 1);
 		return false;
@@ -268,13 +270,76 @@ int udmabuf_alloc(struct udmabuf *buf)
 	return 0;
 }
 
+/* How many times udmabuf_free_early() waits 20 ms for a page's count. */
+#define UDMABUF_RELEASE_TRIES	50
+
+/**
+ * udmabuf_free_early() - free a busy buffer's memory at its parent's unbind
+ * @buf: a detached buffer, taken out of its users' mappings
+ *	 (udmabuf_mmap_revoke())
+ *
+ * Memory from the DMA API goes back through the device's DMA setup, which
+ * the unbind undoes, and the DMA API debugger reports what a driver leaves
+ * allocated there: so it goes back now, not with the buffer's last user.
+ * read() and write() copies under way are waited for; no new one starts
+ * (the buffer is detached).  Memory a kernel user may still reach is kept
+ * as before (see udmabuf_free()): a mapped attachment of an export, an
+ * export that was vmapped, a page that is pinned.
+ */
+void udmabuf_free_early(struct udmabuf *buf)
+{
+	unsigned int tries;
+	bool reached;
+
+	down_write(&buf->mem_sem);
+	mutex_lock(&buf->map_lock);
+	reached = buf->export_maps || buf->vmapped;
+	mutex_unlock(&buf->map_lock);
+	if (!buf->virt)
+		goto out;
+	if (reached) {
+		dev_warn(buf->dma_dev, "%s: an importer maps or vmapped an export; memory kept past the unbind\n",
+			 buf->name);
+		goto out;
+	}
+	/*
+	 * A munmap() or an exit that cleared its entries before the zap holds
+	 * their pages until its TLB flush: give such counts a moment to go.
+	 */
+	for (tries = 0; buf->pages && !udmabuf_release_pages(buf, false); tries++) {
+		if (tries == UDMABUF_RELEASE_TRIES) {
+			if (!udmabuf_release_pages(buf, true))
+				goto out;
+			break;
+		}
+		msleep(20);
+	}
+	if (buf->pages) {
+		kvfree(buf->pages);
+		buf->pages = NULL;
+	}
+	if (buf->kept) {
+		memunmap(buf->virt);
+		release_mem_region(buf->dma_addr, buf->alloc_size);
+	} else {
+		udmabuf_dma_free(buf);
+	}
+	buf->virt = NULL;
+	buf->pfn_ok = false;
+	buf->keep_on_free = false;
+	dev_info(buf->dma_dev, "%s: in use, freed at the unbind: its mappings get SIGBUS, its files ENODEV\n",
+		 buf->name);
+out:
+	up_write(&buf->mem_sem);
+}
+
 void udmabuf_free(struct udmabuf *buf)
 {
 	struct device *dev = buf->dma_dev;
 	bool free_mem = true;
 
 	if (buf->pages)
-		free_mem = udmabuf_release_pages(buf);
+		free_mem = udmabuf_release_pages(buf, true);
 	kvfree(buf->pages);
 	buf->pages = NULL;
 	if (!buf->virt || !free_mem)

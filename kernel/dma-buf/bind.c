@@ -247,8 +247,9 @@ static struct udmabuf *udmabuf_claim_child_of(struct device *dev)
  * children in sysfs.  BUS_NOTIFY_UNBIND_DRIVER comes before the driver's
  * remove, while that setup is still there, so the buffers are detached
  * and imports unmapped through it; BUS_NOTIFY_DEL_DEVICE catches the
- * buffers of a parent that had no driver.  Busy ones live on for their
- * users, detached, as after a platform unbind.
+ * buffers of a parent that had no driver.  A busy one's memory is freed
+ * through that setup too, after its users' mappings are zapped; the users
+ * keep their files, which fail with ENODEV (see udmabuf_detach()).
  */
 static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action,
 				 void *data)
@@ -263,7 +264,7 @@ static int udmabuf_parent_notify(struct notifier_block *nb, unsigned long action
 	while ((buf = udmabuf_claim_child_of(dev))) {
 		dev_info(dev, "removing buffer %s with its parent's %s\n", buf->name,
 			 action == BUS_NOTIFY_DEL_DEVICE ? "removal" : "driver");
-		udmabuf_remove(buf);
+		udmabuf_remove_revoke(buf);
 		n++;
 	}
 	mutex_unlock(&udmabuf_child_lock);

@@ -210,6 +210,30 @@ static bool udmabuf_export_reachable(struct device *dev, struct sg_table *sgt)
 	return true;
 }
 
+/*
+ * Count an importer's mapping, which the memory must outlive
+ * (udmabuf_free_early()); none once the memory went at the unbind.
+ */
+static int udmabuf_export_map_get(struct udmabuf *buf)
+{
+	int ret = 0;
+
+	mutex_lock(&buf->map_lock);
+	if (buf->revoked)
+		ret = -ENODEV;
+	else
+		buf->export_maps++;
+	mutex_unlock(&buf->map_lock);
+	return ret;
+}
+
+static void udmabuf_export_map_put(struct udmabuf *buf)
+{
+	mutex_lock(&buf->map_lock);
+	buf->export_maps--;
+	mutex_unlock(&buf->map_lock);
+}
+
 static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
@@ -234,9 +258,13 @@ static struct sg_table *udmabuf_export_map(struct dma_buf_attachment *attach,
 		seg = min_t(unsigned int, seg, dma_get_max_seg_size(attach->dev));
 		seg = max_t(unsigned int, PAGE_SIZE, seg & PAGE_MASK);
 	}
+	ret = udmabuf_export_map_get(exp->view.buf);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = -ENOMEM;
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
-		return ERR_PTR(-ENOMEM);
+		goto err_put;
 	ret = udmabuf_export_fill_sgt(exp, seg, sgt);
 	if (ret)
 		goto err_free_sgt;
@@ -261,6 +289,8 @@ err_free_table:
 	sg_free_table(sgt);
 err_free_sgt:
 	kfree(sgt);
+err_put:
+	udmabuf_export_map_put(exp->view.buf);
 	return ERR_PTR(ret);
 }
 
@@ -277,6 +307,7 @@ static void udmabuf_export_unmap(struct dma_buf_attachment *attach,
 	}
 	sg_free_table(sgt);
 	kfree(sgt);
+	udmabuf_export_map_put(exp->view.buf);
 }
 
 static void udmabuf_export_release(struct dma_buf *dmabuf)
@@ -345,12 +376,25 @@ static int udmabuf_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vm
 	return udmabuf_mmap_range(&exp->view, vma, exp->force_sync);
 }
 
+/*
+ * A vmap is not counted back (no vunmap callback here): once vmapped, the
+ * memory is kept past its parent's unbind, as before (udmabuf_free_early()).
+ */
 static int udmabuf_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct udmabuf_export *exp = dmabuf->priv;
+	struct udmabuf *buf = exp->view.buf;
+	int ret = 0;
 
-	iosys_map_set_vaddr(map, exp->view.buf->virt + exp->view.base);
-	return 0;
+	mutex_lock(&buf->map_lock);
+	if (buf->revoked) {
+		ret = -ENODEV;
+	} else {
+		buf->vmapped = true;
+		iosys_map_set_vaddr(map, buf->virt + exp->view.base);
+	}
+	mutex_unlock(&buf->map_lock);
+	return ret;
 }
 
 UDMEM_DEFINE_DMA_BUF_VMAP(udmabuf_export_vmap);

@@ -156,15 +156,20 @@ static ssize_t udmabuf_read(struct file *file, char __user *ubuf, size_t count,
 	loff_t pos = *ppos;
 	ssize_t len;
 
+	/* The memory stays while we copy (udmabuf_free_early()). */
+	if (down_read_killable(&buf->mem_sem))
+		return -EINTR;
 	len = udmabuf_rw_begin(buf, file, pos, count, UDMEM_SYNC_FROM_DEVICE, &sync);
 	if (len <= 0)
-		return len;
+		goto out;
 	if (copy_to_user(ubuf, buf->virt + pos, len))
 		len = -EFAULT;
 	else
 		*ppos = pos + len;
 	if (sync == UDMABUF_RW_OWNER)
 		udmabuf_rw_end(buf, sync, pos, len < 0 ? 0 : len, UDMEM_SYNC_FROM_DEVICE);
+out:
+	up_read(&buf->mem_sem);
 	return len;
 }
 
@@ -179,11 +184,14 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 
 	if (!count)
 		return 0;
+	/* The memory stays while we copy (udmabuf_free_early()). */
+	if (down_read_killable(&buf->mem_sem))
+		return -EINTR;
 	len = udmabuf_rw_begin(buf, file, pos, count, UDMEM_SYNC_TO_DEVICE, &sync);
-	if (len < 0)
-		return len;
 	if (!len)
-		return -ENOSPC;		/* nothing fits: a full device, not a silent 0 */
+		len = -ENOSPC;		/* nothing fits: a full device, not a silent 0 */
+	if (len < 0)
+		goto out;
 	/*
 	 * Not copy_from_user(): on a fault it zeroes the rest of the
 	 * destination, bytes of the buffer this write never had.  The bytes
@@ -193,9 +201,12 @@ static ssize_t udmabuf_write(struct file *file, const char __user *ubuf,
 	len -= left;
 	if (sync != UDMABUF_RW_PLAIN)
 		udmabuf_rw_end(buf, sync, pos, len, UDMEM_SYNC_TO_DEVICE);
-	if (!len)
-		return -EFAULT;
-	*ppos = pos + len;
+	if (len)
+		*ppos = pos + len;
+	else
+		len = -EFAULT;
+out:
+	up_read(&buf->mem_sem);
 	return len;
 }
 
@@ -227,7 +238,10 @@ static int udmabuf_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct udmabuf *buf = file->private_data;
 
-	/* No buf->lock here: mmap_lock is held, and read/write fault under it. */
+	/*
+	 * No buf->lock here: mmap_lock is held, and read/write fault under it.
+	 * udmabuf_mmap_range() refuses a buffer whose memory went already.
+	 */
 	if (READ_ONCE(buf->detached))
 		return -ENODEV;
 	return udmabuf_mmap_range(&buf->view, vma, file->f_flags & O_SYNC);

@@ -20,6 +20,12 @@
  * its pages are not one folio.  buf->map_pmd and map_pte count the entries
  * we install.
  *
+ * A busy buffer whose parent's driver is unbound loses its memory
+ * (udmabuf_mmap_revoke()): its mappings are zapped, and from then on mmap()
+ * fails with ENODEV and a fault on an old mapping gets SIGBUS.  buf->map_lock
+ * makes each fault's and each mmap()'s look at buf->revoked and what it maps
+ * one step for the revocation.
+ *
  * Cache attributes follow the reference driver: the quirk modes map cached
  * unless O_SYNC or sync_mode bit 2 asks for sync_mode's attribute; mode off
  * (and auto on a coherent device) gets dma_mmap_coherent()'s attribute.
@@ -28,6 +34,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 
 #include "compat.h"
 #include "udmabuf.h"
@@ -113,7 +121,7 @@ static vm_fault_t udmabuf_vm_fault_block(struct vm_fault *vmf, struct udmabuf_vi
 	return ret;
 }
 
-static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
+static vm_fault_t udmabuf_vm_fault_locked(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct udmabuf_view *view = vma->vm_private_data;
@@ -122,7 +130,7 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 	unsigned long idx;
 	vm_fault_t ret;
 
-	if (off >= view->len)
+	if (off >= view->len || buf->revoked)
 		return VM_FAULT_SIGBUS;
 	idx = (view->base + off) >> PAGE_SHIFT;
 	if (buf->debug_vma & 2)
@@ -137,6 +145,17 @@ static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
 					  udmabuf_prot_dirty(vma, vma->vm_page_prot));
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pte);
+	return ret;
+}
+
+static vm_fault_t udmabuf_vm_fault(struct vm_fault *vmf)
+{
+	struct udmabuf_view *view = vmf->vma->vm_private_data;
+	vm_fault_t ret;
+
+	mutex_lock(&view->buf->map_lock);
+	ret = udmabuf_vm_fault_locked(vmf);
+	mutex_unlock(&view->buf->map_lock);
 	return ret;
 }
 
@@ -173,7 +192,12 @@ static vm_fault_t __maybe_unused udmabuf_vm_huge_fault(struct vm_fault *vmf,
 		dev_info(buf->dma_dev, "%s: pmd fault at page %lu\n", buf->name,
 			 (unsigned long)(view->base >> PAGE_SHIFT) + pgoff);
 	/* Young and dirty at once where writable, as the PTEs made at mmap time. */
-	ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, vma->vm_flags & VM_WRITE);
+	mutex_lock(&buf->map_lock);
+	if (buf->revoked)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = udmem_vmf_insert_pfn_pmd(vmf, pfn, vma->vm_flags & VM_WRITE);
+	mutex_unlock(&buf->map_lock);
 	if (ret == VM_FAULT_NOPAGE)
 		atomic_long_inc(&buf->map_pmd);
 	return ret;
@@ -232,7 +256,11 @@ static vm_fault_t udmabuf_vm_fault_check(struct vm_fault *vmf)
 	if (off >= view->len)
 		return VM_FAULT_SIGBUS;
 	idx = (view->base + off) >> PAGE_SHIFT;
+	mutex_lock(&buf->map_lock);
 	mutex_lock(&buf->lock);
+	ret = VM_FAULT_SIGBUS;
+	if (buf->revoked)
+		goto out;
 	ret = udmabuf_own_fault(buf, view->base + off, vmf->address,
 				vmf->flags & FAULT_FLAG_WRITE, &wrprotect);
 	if (ret)
@@ -249,6 +277,7 @@ static vm_fault_t udmabuf_vm_fault_check(struct vm_fault *vmf)
 		atomic_long_inc(&buf->map_pte);
 out:
 	mutex_unlock(&buf->lock);
+	mutex_unlock(&buf->map_lock);
 	return ret;
 }
 
@@ -262,9 +291,14 @@ static vm_fault_t udmabuf_vm_mkwrite_check(struct vm_fault *vmf)
 
 	if (off >= view->len)
 		return VM_FAULT_SIGBUS;
+	mutex_lock(&buf->map_lock);
 	mutex_lock(&buf->lock);
-	ret = udmabuf_own_mkwrite(buf, view->base + off, vmf->address);
+	if (buf->revoked)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = udmabuf_own_mkwrite(buf, view->base + off, vmf->address);
 	mutex_unlock(&buf->lock);
+	mutex_unlock(&buf->map_lock);
 	return ret;
 }
 
@@ -433,14 +467,52 @@ static int udmabuf_mmap_fill(struct udmabuf_view *view, struct vm_area_struct *v
 	return ret;
 }
 
+/* An address space that mapped the buffer with mmap(): see udmabuf_mmap_note(). */
+struct udmabuf_mmap_mm {
+	struct list_head node;
+	struct mm_struct *mm;
+};
+
+/*
+ * Note @mm, whose mmap() is mapping the buffer, for udmabuf_mmap_revoke().
+ * One entry per address space: an earlier mmap() of the same one is over,
+ * as we hold its mmap lock.  Entries of address spaces that have gone are
+ * dropped on the way.  Under buf->map_lock.
+ */
+static int udmabuf_mmap_note(struct udmabuf *buf, struct mm_struct *mm)
+{
+	struct udmabuf_mmap_mm *m, *tmp;
+	bool found = false;
+
+	list_for_each_entry_safe(m, tmp, &buf->mmap_mms, node) {
+		if (m->mm == mm) {
+			found = true;
+		} else if (!atomic_read(&m->mm->mm_users)) {
+			list_del(&m->node);
+			mmdrop(m->mm);
+			kfree(m);
+		}
+	}
+	if (found)
+		return 0;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	mmgrab(mm);
+	m->mm = mm;
+	list_add(&m->node, &buf->mmap_mms);
+	return 0;
+}
+
 /**
  * udmabuf_mmap_range() - map (part of) a view into a VMA
  * @view: the buffer or exported range; vma->vm_pgoff is relative to it
  * @vma: a shared mapping
  * @force_sync: the file was opened with O_SYNC
  *
- * Return: 0, -EINVAL for a private mapping or a range past the end, or the
- * error of the mapping function.
+ * Return: 0, -EINVAL for a private mapping or a range past the end, -ENODEV
+ * once the memory went at the parent's unbind, or the error of the mapping
+ * function.
  */
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		       bool force_sync)
@@ -476,7 +548,58 @@ int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 
 	/* Dirty entries now where writable; faults and mprotect() start clean. */
 	vma->vm_page_prot = udmabuf_prot_dirty(vma, prot);
-	ret = udmabuf_mmap_fill(view, vma, cached);
+	mutex_lock(&buf->map_lock);
+	if (buf->revoked)
+		ret = -ENODEV;
+	else
+		ret = udmabuf_mmap_note(buf, vma->vm_mm);
+	if (!ret)
+		ret = udmabuf_mmap_fill(view, vma, cached);
+	mutex_unlock(&buf->map_lock);
 	vma->vm_page_prot = prot;
 	return ret;
+}
+
+/**
+ * udmabuf_mmap_revoke() - take a buffer's memory out of every user mapping
+ * @buf: a detached buffer whose memory is about to be freed
+ *
+ * From here on mmap() of the buffer or of its exports fails with ENODEV and
+ * a fault on an old mapping gets SIGBUS; the entries already there are
+ * zapped.  A mmap() that mapped the memory before may not have linked its
+ * VMA into the file's address space yet, where the zap finds it: the link
+ * is done under the mmap lock that mmap() holds, so that lock is waited for
+ * in every address space noted, before the zap.
+ */
+void udmabuf_mmap_revoke(struct udmabuf *buf)
+{
+	struct udmabuf_mmap_mm *m, *tmp;
+	LIST_HEAD(mms);
+
+	mutex_lock(&buf->map_lock);
+	buf->revoked = true;
+	list_splice_init(&buf->mmap_mms, &mms);
+	mutex_unlock(&buf->map_lock);
+	list_for_each_entry_safe(m, tmp, &mms, node) {
+		mmap_read_lock(m->mm);
+		mmap_read_unlock(m->mm);
+		list_del(&m->node);
+		mmdrop(m->mm);
+		kfree(m);
+	}
+	mutex_lock(&buf->lock);
+	udmabuf_own_zap_all(buf);
+	mutex_unlock(&buf->lock);
+}
+
+/* Drop the address spaces noted by mmap(), when the buffer goes. */
+void udmabuf_mmap_mms_free(struct udmabuf *buf)
+{
+	struct udmabuf_mmap_mm *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &buf->mmap_mms, node) {
+		list_del(&m->node);
+		mmdrop(m->mm);
+		kfree(m);
+	}
 }

@@ -298,6 +298,13 @@ static void udmabuf_own_zap(struct udmabuf *buf, u64 start, u64 end)
 	}
 }
 
+/* Remove all of the buffer from every user mapping; under buf->lock. */
+void udmabuf_own_zap_all(struct udmabuf *buf)
+{
+	lockdep_assert_held(&buf->lock);
+	udmabuf_own_zap(buf, 0, buf->alloc_size);
+}
+
 static const struct udmabuf_own_rec *
 udmabuf_own_rec_find(const struct udmabuf_own *own, u32 seq)
 {

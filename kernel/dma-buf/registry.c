@@ -189,8 +189,11 @@ struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 		return ERR_PTR(-ENOMEM);
 	kref_init(&buf->ref);
 	mutex_init(&buf->lock);
+	mutex_init(&buf->map_lock);
+	init_rwsem(&buf->mem_sem);
 	INIT_LIST_HEAD(&buf->node);
 	INIT_LIST_HEAD(&buf->imports);
+	INIT_LIST_HEAD(&buf->mmap_mms);
 	buf->origin = p->origin;
 	/*
 	 * Known before the buffer is published: lookups tell a platform
@@ -274,6 +277,7 @@ static void udmabuf_release(struct kref *ref)
 
 	udmabuf_own_free(buf);
 	udmabuf_free(buf);
+	udmabuf_mmap_mms_free(buf);
 	if (buf->rmem)
 		udmabuf_rmem_put(buf->dma_dev);
 	put_device(buf->dma_dev);
@@ -303,10 +307,17 @@ struct udmabuf *udmabuf_get_by_minor(unsigned int minor)
  * taken until device_unregister() has removed /dev/char/M:m and the class
  * directory, so that a buffer created meanwhile cannot collide with them;
  * a NULL sys_dev marks the buffer as being removed for the lookups.
+ *
+ * With @revoke (the parent's driver is going), a busy buffer's memory goes
+ * back now, through the DMA setup that is still there, rather than with
+ * its last user: the users' mappings are zapped (later faults get SIGBUS),
+ * read() and write() fail with ENODEV, and its exports can no longer be
+ * mapped, vmapped or synced.
  */
-static void udmabuf_detach(struct udmabuf *buf)
+static void udmabuf_detach(struct udmabuf *buf, bool revoke)
 {
 	struct device *sys_dev;
+	bool busy;
 
 	mutex_lock(&udmabuf_registry_lock);
 	sys_dev = buf->sys_dev;
@@ -319,6 +330,8 @@ static void udmabuf_detach(struct udmabuf *buf)
 
 	mutex_lock(&buf->lock);
 	buf->detached = true;
+	busy = kref_read(&buf->ref) > 1;
+	revoke = revoke && busy;
 	/*
 	 * Past this point the driver may be unbound from dma_dev, and the
 	 * DMA core then forgets the device's DMA ops (IOMMU) and dma-ranges.
@@ -326,11 +339,15 @@ static void udmabuf_detach(struct udmabuf *buf)
 	 * would depend on those, and memory that outlives the unbind is only
 	 * given back where that loses nothing (see udmabuf_free()).
 	 */
-	buf->dma_gone = buf->mt.setup_bound;
-	buf->keep_on_free = buf->dma_gone && kref_read(&buf->ref) > 1;
+	buf->dma_gone = buf->mt.setup_bound || revoke;
+	buf->keep_on_free = buf->mt.setup_bound && busy;
 	mutex_unlock(&buf->lock);
 	/* Imports map for dma_dev: undo that while its DMA setup is there. */
 	udmabuf_import_unmap_all(buf);
+	if (revoke) {
+		udmabuf_mmap_revoke(buf);
+		udmabuf_free_early(buf);
+	}
 	if (udmabuf_info_enable)
 		dev_info(sys_dev, "removed.\n");
 	device_unregister(sys_dev);
@@ -349,7 +366,20 @@ static void udmabuf_detach(struct udmabuf *buf)
  */
 void udmabuf_remove(struct udmabuf *buf)
 {
-	udmabuf_detach(buf);
+	udmabuf_detach(buf, false);
+	udmabuf_put(buf);
+}
+
+/**
+ * udmabuf_remove_revoke() - remove a buffer whose parent's driver is going
+ * @buf: the buffer
+ *
+ * As udmabuf_remove(), and the memory of a busy buffer is freed now, while
+ * the parent's DMA setup is there: see udmabuf_detach().
+ */
+void udmabuf_remove_revoke(struct udmabuf *buf)
+{
+	udmabuf_detach(buf, true);
 	udmabuf_put(buf);
 }
 

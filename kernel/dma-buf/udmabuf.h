@@ -8,6 +8,9 @@
  * and mappings hold their file.  Removing a buffer detaches it at once
  * (no /dev node, no sysfs, no new opens) and the memory is freed with the
  * last reference, so nothing a user still holds points to freed memory.
+ * Except when the parent's driver of a bound buffer goes: the memory is
+ * freed then, through the parent's DMA setup, after everything a user holds
+ * is cut off from it (see udmabuf_detach()).
  */
 #ifndef UDMEM_UDMABUF_H
 #define UDMEM_UDMABUF_H
@@ -22,6 +25,7 @@
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/ratelimit.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 
 #include <linux/u-dma-buf-ioctl.h>
@@ -145,6 +149,19 @@ struct udmabuf {
 	bool keep_on_free;		/* used across an unbind: see alloc.c */
 	bool keep_contents;		/* asked not to zero the memory */
 	bool kept;			/* memory is a claimed no-map region */
+
+	/*
+	 * Taking the memory away from a busy buffer at its parent's unbind
+	 * (mmap.c, alloc.c).  map_lock guards the fields below it and is
+	 * held by mmap() and the faults while they map the memory; mem_sem
+	 * is held for reading by read() and write() while they copy.
+	 */
+	struct mutex map_lock;
+	struct rw_semaphore mem_sem;
+	bool revoked;			/* no mapping, copy or export of the memory */
+	struct list_head mmap_mms;	/* address spaces mmap() may be linking */
+	unsigned int export_maps;	/* importers' mapped attachments */
+	bool vmapped;			/* an export was vmapped (never undone here) */
 	struct udmabuf_memtype mt;	/* see memtype.c */
 	struct udmabuf_view view;	/* the whole buffer, for /dev mmap */
 
@@ -202,6 +219,7 @@ void udmabuf_registry_exit(void);
 struct udmabuf *udmabuf_create(const struct udmabuf_params *p,
 			       struct device *dma_dev, struct device *parent);
 void udmabuf_remove(struct udmabuf *buf);
+void udmabuf_remove_revoke(struct udmabuf *buf);
 struct udmabuf *udmabuf_get_by_minor(unsigned int minor);
 void udmabuf_put(struct udmabuf *buf);
 bool udmabuf_busy(struct udmabuf *buf);
@@ -255,6 +273,7 @@ bool udmabuf_dma_coherent(const struct udmabuf *buf);
 /* alloc.c */
 int udmabuf_alloc(struct udmabuf *buf);
 void udmabuf_free(struct udmabuf *buf);
+void udmabuf_free_early(struct udmabuf *buf);
 
 /* sync.c */
 int udmabuf_sync_dma(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
@@ -277,6 +296,7 @@ int udmabuf_own_set_mode(struct udmabuf *buf, u32 mode);
 int udmabuf_own_map_add(struct udmabuf *buf, struct address_space *mapping, u64 base,
 			u64 len);
 void udmabuf_own_map_del(struct udmabuf *buf, struct address_space *mapping, u64 base);
+void udmabuf_own_zap_all(struct udmabuf *buf);
 void udmabuf_own_sync(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		      u32 dir, enum udmabuf_via via);
 int udmabuf_own_rw(struct udmabuf *buf, u64 offset, u64 len, bool write);
@@ -288,6 +308,8 @@ vm_fault_t udmabuf_own_mkwrite(struct udmabuf *buf, u64 offset, unsigned long ad
 /* mmap.c */
 int udmabuf_mmap_range(struct udmabuf_view *view, struct vm_area_struct *vma,
 		       bool force_sync);
+void udmabuf_mmap_revoke(struct udmabuf *buf);
+void udmabuf_mmap_mms_free(struct udmabuf *buf);
 unsigned long udmabuf_get_unmapped_area(struct file *file, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);

@@ -183,11 +183,11 @@ fi
 
 # Buffers bound to a PCI device whose driver is unbound (issue 31): the
 # device's DMA setup goes right after the driver's remove, so the buffers go
-# at the unbind, before it: an idle one is freed there, through the setup it
-# was allocated with (behind an IOMMU a free after it is the wrong free);
-# one held open is detached, its file reads ENODEV, and it is freed at its
-# close, after the driver is bound again.  Before the fix only the device's
-# removal was noticed.
+# at the unbind, before it, and their memory is freed there, through the
+# setup it was allocated with (behind an IOMMU a free after it is the wrong
+# free, and the DMA API debugger reports an allocation the unbind leaves):
+# one held open too, whose file then reads ENODEV.  Before the fix only the
+# device's removal was noticed.
 rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
 rel_edu_drv=/sys/bus/pci/drivers/udmem-edu-test
 if [ -z "$rel_edu" ]; then
@@ -215,12 +215,10 @@ fi
 # Only with both buffers: a redirection from a missing file would end the
 # shell running the suite.
 if [ "${rel_unbind_ready:-0}" = 1 ]; then
-	# The DMA API debugger reports every allocation a PCI driver's unbind
-	# leaves behind, and a busy buffer's memory must outlive it: there both
-	# buffers are idle.
-	rel_dma_debug=0
-	[ -d /sys/kernel/debug/dma-api ] && rel_dma_debug=1
-	[ $rel_dma_debug = 1 ] || exec 4< /dev/udmem-rel-unbind
+	# One is held open across the unbind: its memory goes back at the
+	# unbind all the same (the DMA API debugger reports any allocation a
+	# driver's unbind leaves behind), and the file says ENODEV.
+	exec 4< /dev/udmem-rel-unbind
 	echo "$rel_pci" > "$rel_edu_drv/unbind"
 	_left=
 	for b in udmem-rel-unbind udmem-rel-unbind2; do
@@ -233,22 +231,18 @@ if [ "${rel_unbind_ready:-0}" = 1 ]; then
 	else
 		tap_ok pci-unbind/buffers-gone
 	fi
-	if [ $rel_dma_debug = 1 ]; then
-		tap_skip pci-unbind/open-file-enodev "DMA API debugging reports a buffer busy across a PCI driver's unbind"
-	else
-		_err=$(dd bs=16 count=1 <&4 2>&1 >/dev/null)
-		case $_err in
-		*"No such device"*) tap_ok pci-unbind/open-file-enodev ;;
-		*) tap_fail pci-unbind/open-file-enodev "read after the unbind: ${_err:-no error}" ;;
-		esac
-	fi
+	_err=$(dd bs=16 count=1 <&4 2>&1 >/dev/null)
+	case $_err in
+	*"No such device"*) tap_ok pci-unbind/open-file-enodev ;;
+	*) tap_fail pci-unbind/open-file-enodev "read after the unbind: ${_err:-no error}" ;;
+	esac
 	if [ "$(rel_since | grep -c "removing buffer udmem-rel-unbind2\{0,1\} with its parent's driver")" = 2 ]; then
 		tap_ok pci-unbind/removed-at-unbind
 	else
 		tap_fail pci-unbind/removed-at-unbind "not two 'removing buffer ... driver' messages"
 	fi
 	echo "$rel_pci" > "$rel_edu_drv/bind"
-	[ $rel_dma_debug = 1 ] || exec 4<&-
+	exec 4<&-
 	for b in $_left; do
 		echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
@@ -258,6 +252,53 @@ if [ -n "${rel_unbind_ready:-}" ]; then
 	for b in udmem-rel-unbind udmem-rel-unbind2; do
 		[ -e /dev/$b ] && echo "delete $b" > /dev/u-dma-buf-mgr 2>/dev/null
 	done
+	udmem_rmmod udmem-edu-test
+fi
+
+# A buffer bound to edu, mapped, exported and copied from across the
+# driver's unbind: its memory goes back at the unbind, and the old mappings
+# get SIGBUS (udmabuf-reliability-devices.c, pci_unbind_revokes_memory).
+# In each way user space maps a buffer: our remap of the page frames, also
+# with 2 MiB entries at fault time where a 4 MiB buffer has room for them
+# (compat.h's UDMEM_PMD_PFNMAP kernels), page mode (struct pages,
+# refcounted), dma_mmap_coherent() (mode off) and the sync checker's
+# mappings (filled at fault time).
+rel_edu=$(udmem_pci_dev 0x1234 0x11e8) || rel_edu=
+if [ -z "$rel_edu" ]; then
+	tap_skip pci-revoke "no edu PCI device in this guest"
+elif [ -e "$rel_edu/driver" ]; then
+	tap_skip pci-revoke "edu already has a driver: $(readlink "$rel_edu/driver")"
+elif ! udmem_insmod udmem-edu-test || [ ! -e "$rel_edu_drv/${rel_edu##*/}" ]; then
+	tap_fail pci-revoke/setup "udmem-edu-test did not bind ${rel_edu##*/}"
+	lsmod | grep -q '^udmem_edu_test' && udmem_rmmod udmem-edu-test
+else
+	rel_mark
+	rel_pci=${rel_edu##*/}
+	for rel_mode in pfn:0x40000:quirk-mmap-on pmd:0x400000:quirk-mmap-on \
+		page:0x40000:quirk-mmap-page dma:0x40000:quirk-mmap-off \
+		check:0x40000:sync-check=report; do
+		rel_t=pci-revoke/${rel_mode%%:*}
+		rel_size=${rel_mode#*:}
+		rel_opt=${rel_size#*:}
+		rel_size=${rel_size%%:*}
+		[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
+		if ! rel_create "create udmem-rel-revoke $rel_size $rel_opt bus=pci device=$rel_pci"; then
+			tap_fail "$rel_t/create-bound" "manager create $rel_size $rel_opt on pci/$rel_pci failed"
+			continue
+		fi
+		_n=$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')
+		udmem_run UDMEM_SUITE="$UDMEM_SUITE/$rel_t" REL_REVOKE_BUF=udmem-rel-revoke \
+			REL_REVOKE_DRV="$rel_edu_drv/unbind" REL_REVOKE_BDF="$rel_pci" \
+			udmabuf-reliability pci_unbind_revokes_memory
+		if [ "$(rel_since | grep -c 'udmem-rel-revoke: in use, freed at the unbind')" = $((_n + 1)) ]; then
+			tap_ok "$rel_t/freed-at-unbind"
+		else
+			tap_fail "$rel_t/freed-at-unbind" "not freed at the unbind: $(rel_since | grep udmem-rel-revoke | tail -n 1)"
+		fi
+		[ -e /dev/udmem-rel-revoke ] && echo "delete udmem-rel-revoke" > /dev/u-dma-buf-mgr
+	done
+	[ -e "$rel_edu_drv/$rel_pci" ] || echo "$rel_pci" > "$rel_edu_drv/bind"
+	rel_log_clean pci-revoke/log-clean
 	udmem_rmmod udmem-edu-test
 fi
 

@@ -436,3 +436,204 @@ TEST(import_races_removal)
 	EXPECT_OK(mgr_delete(IR_DST));
 	EXPECT_OK(mgr_delete(IR_SRC));
 }
+
+/*
+ * A buffer bound to a PCI device (suite.sh makes it, REL_REVOKE_BUF, on the
+ * device REL_REVOKE_BDF, and names the driver's unbind file REL_REVOKE_DRV),
+ * open, mapped and exported across the driver's unbind: its memory goes
+ * back at the unbind, through the device's DMA setup (before: with its last
+ * user, after the setup was gone, which the DMA API debugger reports).
+ * Nothing of the user's reaches it afterwards: the old mappings fault with
+ * SIGBUS; read(), write(), mmap() and the export's mmap() and sync fail
+ * with ENODEV.  Meanwhile a child copies with read() and write(), one
+ * touches the mapping and one maps the buffer again and again: each copy
+ * is whole or ENODEV, each mmap() works or is ENODEV, each touch reads the
+ * data or gets SIGBUS, and once the unbind is over, the next one fails.
+ */
+static sigjmp_buf rv_jmp;
+
+static void rv_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(rv_jmp, 1);
+}
+
+/* The byte at p, or -1 if reading it raises SIGBUS. */
+static int rv_read(volatile const unsigned char *p)
+{
+	struct sigaction sa = { .sa_handler = rv_sigbus }, old;
+	volatile int v = -1;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(rv_jmp, 1))
+		v = *p;
+	sigaction(SIGBUS, &old, NULL);
+	return v;
+}
+
+/* Has the parent closed its end of the pipe (the unbind is over)? */
+static bool rv_over(int rfd)
+{
+	struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/*
+ * Copy the last 16 KiB onto itself with read() and write() until ENODEV:
+ * exit 0 then, 1 on a short copy or another error, 2 on a copy that
+ * started after the unbind and worked.
+ */
+static void rv_copy_loop(int fd, size_t size, int rfd)
+{
+	static char b[0x4000];
+	off_t off = size - sizeof(b);
+
+	for (;;) {
+		bool over = rv_over(rfd);
+		ssize_t r = pread(fd, b, sizeof(b), off);
+		ssize_t w = r < 0 ? r : pwrite(fd, b, sizeof(b), off);
+
+		if (r < 0 || w < 0)
+			_exit(errno == ENODEV ? 0 : 1);
+		if (r != (ssize_t)sizeof(b) || w != (ssize_t)sizeof(b))
+			_exit(1);
+		if (over)
+			_exit(2);
+	}
+}
+
+/*
+ * Read every page of the mapping until SIGBUS: exit 0 then, 1 if a page
+ * read other data than ref, 2 if a whole pass that started after the unbind read.
+ */
+static void rv_touch_loop(const unsigned char *p, const unsigned char *ref, size_t size,
+			  int rfd)
+{
+	long pg = ut_page();
+	size_t off;
+
+	for (;;) {
+		bool over = rv_over(rfd);
+
+		for (off = 0; off < size; off += pg) {
+			int v = rv_read(p + off);
+
+			if (v < 0)
+				_exit(0);
+			if (v != ref[off])
+				_exit(1);
+		}
+		if (over)
+			_exit(2);
+	}
+}
+
+/*
+ * Map the buffer anew, read each page of the new mapping, unmap, until
+ * mmap() fails with ENODEV or a read gets SIGBUS (a mapping made while the
+ * unbind ran): exit 0 then, 1 on other data or another error, 2 if a
+ * mapping made after the unbind read.
+ */
+static void rv_map_loop(int fd, const unsigned char *ref, size_t size, int rfd)
+{
+	long pg = ut_page();
+	size_t off;
+
+	for (;;) {
+		bool over = rv_over(rfd);
+		unsigned char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (m == MAP_FAILED)
+			_exit(errno == ENODEV ? 0 : 1);
+		for (off = 0; off < size; off += pg) {
+			int v = rv_read(m + off);
+
+			if (v < 0)
+				_exit(0);
+			if (v != ref[off])
+				_exit(1);
+		}
+		munmap(m, size);
+		if (over)
+			_exit(2);
+	}
+}
+
+/* Fork a child that makes call; only the parent keeps the pipe's write end. */
+#define RV_CHILD(pid, go, call) do {					\
+		(pid) = fork();						\
+		ASSERT_GE((pid), 0);					\
+		if (!(pid)) {						\
+			close((go)[1]);					\
+			call;						\
+		}							\
+	} while (0)
+
+TEST(pci_unbind_revokes_memory)
+{
+	const char *name = getenv("REL_REVOKE_BUF");
+	const char *drv = getenv("REL_REVOKE_DRV");
+	const char *bdf = getenv("REL_REVOKE_BDF");
+	struct u_dma_buf_ioctl_export_args args;
+	int fd, dfd, go[2], st_copy = -1, st_touch = -1, st_map = -1;
+	unsigned char *p, *q, *ref;
+	pid_t copier, toucher, mapper;
+	uint64_t size = 0;
+	char path[256], b[16];
+
+	if (!name || !drv || !bdf)
+		SKIP("suite.sh sets REL_REVOKE_BUF, REL_REVOKE_DRV and REL_REVOKE_BDF");
+	ASSERT_OK(ut_sysfs_u64("u-dma-buf", name, "size", 0, &size));
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDWR);
+	ASSERT_OK(fd);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ut_fill(p, size, 0, 13);
+	memset(&args, 0, sizeof(args));
+	args.flags = O_RDWR | O_CLOEXEC;
+	args.size = size;
+	ASSERT_OK(ioctl(fd, U_DMA_BUF_IOCTL_EXPORT, &args));
+	dfd = args.fd;
+	q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 0);
+	ASSERT_TRUE(q != MAP_FAILED);
+	ASSERT_PATTERN(q, size, 0, 13);
+	ref = malloc(size);
+	ASSERT_TRUE(ref != NULL);
+	memcpy(ref, p, size);
+	ASSERT_OK(pipe(go));
+	RV_CHILD(copier, go, rv_copy_loop(fd, size, go[0]));
+	RV_CHILD(toucher, go, rv_touch_loop(p, ref, size, go[0]));
+	RV_CHILD(mapper, go, rv_map_loop(fd, ref, size, go[0]));
+
+	ASSERT_OK(write_str(drv, bdf));
+	close(go[1]);
+
+	EXPECT_EQ(rv_read(p), -1);
+	EXPECT_EQ(rv_read(p + size - 1), -1);
+	EXPECT_EQ(rv_read(q), -1);
+	EXPECT_ERRNO(pread(fd, b, sizeof(b), 0), ENODEV);
+	EXPECT_ERRNO(pwrite(fd, b, sizeof(b), 0), ENODEV);
+	errno = 0;
+	EXPECT_TRUE(mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED);
+	EXPECT_EQ(errno, ENODEV);
+	errno = 0;
+	EXPECT_TRUE(mmap(NULL, size, PROT_READ, MAP_SHARED, dfd, 0) == MAP_FAILED);
+	EXPECT_EQ(errno, ENODEV);
+	EXPECT_EQ(dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), -ENODEV);
+
+	EXPECT_EQ(waitpid(copier, &st_copy, 0), copier);
+	EXPECT_EQ(waitpid(toucher, &st_touch, 0), toucher);
+	EXPECT_EQ(waitpid(mapper, &st_map, 0), mapper);
+	TH_LOG("status: copier %#x, toucher %#x, mapper %#x", st_copy, st_touch, st_map);
+	EXPECT_TRUE(WIFEXITED(st_copy) && WEXITSTATUS(st_copy) == 0);
+	EXPECT_TRUE(WIFEXITED(st_touch) && WEXITSTATUS(st_touch) == 0);
+	EXPECT_TRUE(WIFEXITED(st_map) && WEXITSTATUS(st_map) == 0);
+	close(go[0]);
+	free(ref);
+	munmap(q, size);
+	munmap(p, size);
+	close(dfd);
+	close(fd);
+}
