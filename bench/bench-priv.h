@@ -68,6 +68,7 @@ struct bench_opts {
 	bool icount;		/* the caller says time counts instructions */
 	bool enqueue_only;	/* --enqueue: only the DMA-BUF enqueue sweep */
 	bool sync_check_only;	/* --sync-check: only the sync checker's cost */
+	const char *dmatest;	/* --dmatest FILE: dmatest's figures for --dma */
 	bool json;
 	bool quiet;
 	bool progress_tty;
@@ -180,6 +181,10 @@ struct bench_rec {
 	double batch;		/* dma: transfers per submit */
 	double submit;		/* dma: us per SUBMIT */
 	double cpu_copy;	/* dma: us per CPU copy */
+	char channel[32];	/* dma: the dmaengine channel */
+	double kbps;		/* dma: u-dma-chan's KiB/s */
+	double dmatest_kbps;	/* dma: dmatest's KiB/s, NaN when absent */
+	double dmatest_ratio;	/* dma: kbps / dmatest_kbps */
 	bool verified;		/* dma */
 	char clock[8];		/* enqueue, synccheck: "icount" or "wall" */
 	char mode[8];		/* synccheck: off, report, strict */

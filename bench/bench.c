@@ -64,6 +64,8 @@ static void bench_usage(FILE *f)
 	      "      --icount       time counts instructions (QEMU -icount): say so\n"
 	      "      --dma CHAN     only copies through u-dma-chan channel CHAN between\n"
 	      "                     the first two buffers, beside a CPU copy\n"
+	      "      --dmatest FILE with --dma: dmatest's figures on the same channel,\n"
+	      "                     lines of CHANNEL SIZE KB/s\n"
 	      "  -j, --json         JSON lines on stdout instead of the table\n"
 	      "      --quiet        no progress lines on stderr\n"
 	      "      --report FILE  print the table of a recorded --json run\n"
@@ -243,6 +245,7 @@ int udmem_bench_main(int argc, char **argv)
 		{ "icount", no_argument, NULL, 'I' },
 		{ "sync-check", no_argument, NULL, 'S' },
 		{ "dma", required_argument, NULL, 'D' },
+		{ "dmatest", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,6 +298,9 @@ int udmem_bench_main(int argc, char **argv)
 			break;
 		case 'D':
 			dma = optarg;
+			break;
+		case 'T':
+			c.opt.dmatest = optarg;
 			break;
 		case 'R':
 			report = optarg;

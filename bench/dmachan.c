@@ -15,13 +15,20 @@
  * read are the counts and the ratios, and the times are instruction counts
  * only where the caller says so (--icount).
  *
- * The kernel's dmatest on the same channel would be the engine with no
- * user space in the way; it needs the channel free and a kernel built with
- * it (CONFIG_DMATEST), so the bench says why it did not run it.
+ * The kernel's dmatest on the same channel is the engine with no user
+ * space in the way.  It needs the channel free, which u-dma-chan holds
+ * while the bench runs, so it runs before: --dmatest FILE hands the bench
+ * its figures, lines of "CHANNEL SIZE KB/s" (dmatest's summary, one run
+ * per size with norandom=1 test_buf_size=SIZE), and every record of that
+ * channel and size carries them and the ratio u-dma-chan / dmatest.
+ * Throughput is bytes moved over the time from SUBMIT to WAIT's return,
+ * with 1, 2 and 4 transfers in flight (one SUBMIT for all of them).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -33,6 +40,16 @@
 #include "bench-priv.h"
 
 #define BENCH_DMA_BATCH		4
+#define BENCH_DMA_MAX_DMATEST	32
+#define BENCH_DMA_SIZES		5
+#define BENCH_DMA_FLIGHTS	3
+
+static const uint64_t bench_dma_sizes[BENCH_DMA_SIZES] = {
+	4096, 16384, 65536, 262144, 1048576
+};
+
+static const int bench_dma_flights[BENCH_DMA_FLIGHTS] = { 1, 2, BENCH_DMA_BATCH };
+
 #define BENCH_DMA_TIMEOUT_NS	(30ll * 1000 * 1000 * 1000)
 
 struct bench_dma_buf {
@@ -40,6 +57,13 @@ struct bench_dma_buf {
 	int dmabuf;		/* its export */
 	uint8_t *map;
 	size_t len;
+};
+
+/* One line of --dmatest FILE. */
+struct bench_dmatest {
+	char channel[32];
+	uint64_t size;
+	double kbps;
 };
 
 struct bench_dma_fig {
@@ -132,12 +156,14 @@ static double bench_dma_cpu_copy(struct bench_ctx *c, uint64_t size, int runs)
 
 static void bench_dma_emit(struct bench_ctx *c, const struct u_dma_chan_info *info,
 			   uint64_t size, int batch, int runs, const struct bench_dma_fig *f,
-			   double cpu_us)
+			   double cpu_us, double dmatest_kbps)
 {
 	struct bench_stat sub, done;
+	double kbps;
 
 	bench_stat_of(&sub, f->submit, runs);
 	bench_stat_of(&done, f->done, runs);
+	kbps = done.median > 0 ? (double)size * batch / 1024 / (done.median / 1e6) : NAN;
 	bench_json_begin(&c->out, "dma");
 	bench_json_kv_s(&c->out, "target", info->name);
 	bench_json_kv_s(&c->out, "channel", info->channel);
@@ -160,6 +186,14 @@ static void bench_dma_emit(struct bench_ctx *c, const struct u_dma_chan_info *in
 		bench_json_kv_null(&c->out, "cpu_copy");
 		bench_json_kv_null(&c->out, "ratio");
 	}
+	bench_json_kv_f(&c->out, "kbps", kbps);
+	if (dmatest_kbps > 0) {
+		bench_json_kv_f(&c->out, "dmatest_kbps", dmatest_kbps);
+		bench_json_kv_f(&c->out, "dmatest_ratio", kbps / dmatest_kbps);
+	} else {
+		bench_json_kv_null(&c->out, "dmatest_kbps");
+		bench_json_kv_null(&c->out, "dmatest_ratio");
+	}
 	bench_json_kv_b(&c->out, "verified", f->verified);
 	bench_json_end(&c->out);
 }
@@ -167,7 +201,7 @@ static void bench_dma_emit(struct bench_ctx *c, const struct u_dma_chan_info *in
 /* Runs of one size and batch: fill, copy, check. */
 static int bench_dma_size(struct bench_ctx *c, int ch, const struct u_dma_chan_info *info,
 			  struct bench_dma_buf *s, struct bench_dma_buf *d, uint64_t size,
-			  int batch, int runs)
+			  int batch, int runs, double dmatest_kbps)
 {
 	struct bench_dma_fig f = { .verified = true };
 	uint64_t len = size * batch;
@@ -187,7 +221,8 @@ static int bench_dma_size(struct bench_ctx *c, int ch, const struct u_dma_chan_i
 			f.verified = false;
 	}
 	if (!err)
-		bench_dma_emit(c, info, size, batch, runs, &f, bench_dma_cpu_copy(c, size, runs));
+		bench_dma_emit(c, info, size, batch, runs, &f, bench_dma_cpu_copy(c, size, runs),
+			       dmatest_kbps);
 out:
 	free(f.submit);
 	free(f.done);
@@ -206,35 +241,97 @@ static const struct bench_target *bench_dma_nth_buffer(const struct bench_target
 }
 
 /*
+ * --dmatest FILE: up to BENCH_DMA_MAX_DMATEST lines of "CHANNEL SIZE KB/s";
+ * blank lines and lines from '#' on are skipped.  The count read, or a
+ * negative errno (-EINVAL: a line that is not of that form, in *bad).
+ */
+static int bench_dmatest_read(const char *path, struct bench_dmatest *v, int *bad)
+{
+	FILE *f = fopen(path, "re");
+	char line[256], chan[32];
+	unsigned long long size;
+	int n = 0, no = 0;
+	double kbps;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#');
+
+		no++;
+		if (hash)
+			*hash = '\0';
+		if (strspn(line, " \t\r\n") == strlen(line))
+			continue;
+		if (sscanf(line, "%31s %llu %lf", chan, &size, &kbps) != 3 || !size ||
+		    !(kbps > 0) || n == BENCH_DMA_MAX_DMATEST) {
+			*bad = no;
+			fclose(f);
+			return -EINVAL;
+		}
+		snprintf(v[n].channel, sizeof(v[n].channel), "%s", chan);
+		v[n].size = size;
+		v[n++].kbps = kbps;
+	}
+	fclose(f);
+	return n;
+}
+
+/* dmatest's KB/s for this channel and size, 0 when the file has none. */
+static double bench_dmatest_kbps(const struct bench_dmatest *v, int n, const char *channel,
+				 uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].size == size && !strcmp(v[i].channel, channel))
+			return v[i].kbps;
+	return 0;
+}
+
+/*
  * --dma CHAN: the first two u-dma-buf buffers of v, source and destination;
- * 4 KiB transfers (and 16 KiB and a batch of four in a full run).
+ * 4 KiB transfers one at a time in a quick run; else every size of sizes[]
+ * the buffers and the channel take, with 1, 2 and 4 in flight.
  */
 int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v, int n)
 {
 	const struct bench_target *ts = bench_dma_nth_buffer(v, n, 0);
 	const struct bench_target *td = bench_dma_nth_buffer(v, n, 1);
-	static const uint64_t sizes[] = { 4096, 16384 };
+	const uint64_t *sizes = bench_dma_sizes;
+	const int *batches = bench_dma_flights;
 	struct bench_dma_buf s = { .fd = -1, .dmabuf = -1, .map = MAP_FAILED };
 	struct bench_dma_buf d = { .fd = -1, .dmabuf = -1, .map = MAP_FAILED };
-	int runs = c->opt.quick ? 2 : c->opt.runs, ch = -1, err = 0;
+	int runs = c->opt.quick ? 2 : c->opt.runs, ch = -1, err = 0, ndt = 0, bad = 0;
+	int nsizes = c->opt.quick ? 1 : BENCH_DMA_SIZES;
+	int nbatches = c->opt.quick ? 1 : BENCH_DMA_FLIGHTS;
+	struct bench_dmatest dt[BENCH_DMA_MAX_DMATEST];
 	struct u_dma_chan_info info;
-	size_t len = BENCH_DMA_BATCH * 4096, i;
-	char path[160], why[200];
+	uint64_t room, len = 0, cpu_len = 0;
+	char path[160], why[240];
+	int i, j;
 
 	c->steps = 1;
 	c->start = bench_now();
 	bench_emit_meta(c);
 	bench_progress(c, "DMA channel copies", chan);
+	if (c->opt.dmatest) {
+		ndt = bench_dmatest_read(c->opt.dmatest, dt, &bad);
+		if (ndt < 0) {
+			if (bad)
+				snprintf(why, sizeof(why),
+					 "--dmatest %s: line %d: not CHANNEL SIZE KB/s, or past %d lines",
+					 c->opt.dmatest, bad, BENCH_DMA_MAX_DMATEST);
+			else
+				snprintf(why, sizeof(why), "--dmatest %s: %s", c->opt.dmatest,
+					 strerror(-ndt));
+			bench_emit_error(c, chan, "dmatest", -ndt, why);
+			goto end;
+		}
+	}
 	if (!ts || !td) {
 		bench_emit_skip(c, chan, "dma",
 				"needs two u-dma-buf buffers (source, destination)");
-		goto end;
-	}
-	if (len < sizes[1])
-		len = sizes[1];
-	if (ts->size < len || td->size < len) {
-		snprintf(why, sizeof(why), "needs buffers of %zu bytes or more", len);
-		bench_emit_skip(c, chan, "dma", why);
 		goto end;
 	}
 	snprintf(path, sizeof(path), "/dev/%s", chan);
@@ -249,7 +346,20 @@ int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v,
 		bench_emit_skip(c, chan, "dma", "the channel cannot copy 4 KiB blocks");
 		goto end;
 	}
-	c->buf_size = sizes[1];
+	/* the buffers hold a batch of each size run */
+	room = ts->size < td->size ? ts->size : td->size;
+	for (i = 0; i < nsizes; i++) {
+		for (j = 0; j < nbatches; j++)
+			if (sizes[i] * batches[j] <= room && sizes[i] * batches[j] > len)
+				len = sizes[i] * batches[j];
+		if (sizes[i] <= room)
+			cpu_len = sizes[i];
+	}
+	if (!len) {
+		bench_emit_skip(c, chan, "dma", "needs buffers of 4 KiB or more");
+		goto end;
+	}
+	c->buf_size = cpu_len;
 	c->src = bench_anon_alloc(c->buf_size);
 	c->dst = bench_anon_alloc(c->buf_size);
 	if (!c->src || !c->dst) {
@@ -259,10 +369,20 @@ int bench_dma_run(struct bench_ctx *c, const char *chan, struct bench_target *v,
 	err = bench_dma_buf_open(ts, len, &s);
 	if (!err)
 		err = bench_dma_buf_open(td, len, &d);
-	for (i = 0; i < (c->opt.quick ? 1u : 2u) && !err; i++)
-		err = bench_dma_size(c, ch, &info, &s, &d, sizes[i], 1, runs);
-	if (!err && !c->opt.quick)
-		err = bench_dma_size(c, ch, &info, &s, &d, 4096, BENCH_DMA_BATCH, runs);
+	for (i = 0; i < nsizes && !err; i++) {
+		double dk = bench_dmatest_kbps(dt, ndt, info.channel, sizes[i]);
+
+		for (j = 0; j < nbatches && !err; j++) {
+			if (sizes[i] * batches[j] > len) {
+				snprintf(why, sizeof(why),
+					 "%" PRIu64 " bytes x %d: past the buffers (%" PRIu64
+					 " bytes)", sizes[i], batches[j], room);
+				bench_emit_skip(c, chan, "dma", why);
+				continue;
+			}
+			err = bench_dma_size(c, ch, &info, &s, &d, sizes[i], batches[j], runs, dk);
+		}
+	}
 fail:
 	if (err)
 		bench_emit_error(c, chan, "dma", err, strerror(-err));
@@ -272,12 +392,16 @@ fail:
 	bench_anon_free(c->dst, c->buf_size);
 	c->src = NULL;
 	c->dst = NULL;
-	if (access("/sys/module/dmatest", F_OK))
+	for (i = 0; i < ndt && strcmp(dt[i].channel, info.channel); i++)
+		;
+	if (!c->opt.dmatest) {
 		bench_emit_skip(c, chan, "dmatest",
-				"dmatest is not loaded (no /sys/module/dmatest; CONFIG_DMATEST)");
-	else
-		bench_emit_skip(c, chan, "dmatest",
-				"dmatest needs the channel free; u-dma-chan holds it while the bench runs");
+				"no --dmatest FILE (dmatest needs the channel free: run it first)");
+	} else if (i == ndt) {
+		snprintf(why, sizeof(why), "--dmatest %s has no figures for %s",
+			 c->opt.dmatest, info.channel);
+		bench_emit_skip(c, chan, "dmatest", why);
+	}
 end:
 	if (ch >= 0)
 		close(ch);

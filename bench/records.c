@@ -164,6 +164,10 @@ static int bench_rec_parse(struct bench_rec *r, const char *line)
 	r->batch = bench_json_num(line, "batch");
 	r->submit = bench_json_num(line, "submit");
 	r->cpu_copy = bench_json_num(line, "cpu_copy");
+	bench_json_text(line, "channel", r->channel, sizeof(r->channel));
+	r->kbps = bench_json_num(line, "kbps");
+	r->dmatest_kbps = bench_json_num(line, "dmatest_kbps");
+	r->dmatest_ratio = bench_json_num(line, "dmatest_ratio");
 	r->verified = !bench_json_get(line, "verified", v, sizeof(v)) && !strcmp(v, "true");
 	bench_json_text(line, "clock", r->clock, sizeof(r->clock));
 	bench_json_text(line, "mode", r->mode, sizeof(r->mode));

@@ -31,9 +31,13 @@ static const char bench_title_enqueue[] =
 	"enqueue = map + sync (kprobe: counted hits of arch_sync_dma_for_device/_for_cpu;\n"
 	"coherent: none to do); time of one enqueue, and per MiB of the block\n";
 static const char bench_title_dma[] =
-	"\nDMA channel copies (u-dma-chan) beside a CPU copy of the same size: per transfer, the\n"
-	"SUBMIT ioctl and the time from it to WAIT's return, 2 system calls per batch; under\n"
-	"emulation the engine's time is the emulator's: read the counts and ratios\n";
+	"\nDMA channel copies (u-dma-chan) beside the kernel's dmatest on the same channel and a\n"
+	"CPU copy of the same size: in flight = transfers per SUBMIT (2 system calls per batch);\n"
+	"submit, complete = us per transfer (the SUBMIT ioctl; SUBMIT to WAIT's return);\n"
+	"KiB/s = bytes moved over SUBMIT to WAIT's return; dmatest = its summary's KB/s (one\n"
+	"transfer at a time, no user space); ratio = u-dma-chan / dmatest (- without dmatest);\n"
+	"cpu/dma = CPU copy time over the engine's per transfer.  Under emulation the engine's\n"
+	"time is the emulator's: read the counts and ratios\n";
 static const char bench_title_synccheck[] =
 	"\nThe sync checker, off beside report and strict, one buffer, one run, a correct program\n"
 	"(rounds of: sync for the device + sync for the CPU (ioctl), one write and one read pass\n"
@@ -414,9 +418,14 @@ static void bench_table_synccheck(FILE *f, const struct bench_run *run)
 	}
 }
 
+static const char bench_head_dma[] =
+	"%-12s %-8s %-9s %-8s %-10s %-11s %-12s %-12s %-7s %-10s %-8s %s\n";
+static const char bench_row_dma[] =
+	"%-12s %-8s %-9.0f %-8.2f %-10.1f %-11.1f %-12.0f %-12s %-7s %-10.2f %-8.2f %s\n";
+
 static void bench_table_dma(FILE *f, const struct bench_run *run)
 {
-	char size[32];
+	char size[32], dt[16], ratio[16];
 	int i, n = 0;
 
 	for (i = 0; i < run->count; i++) {
@@ -427,13 +436,22 @@ static void bench_table_dma(FILE *f, const struct bench_run *run)
 		if (!n++) {
 			fputs(bench_title_dma, f);
 			fputs(strcmp(r->clock, "icount") ? bench_note_wall : bench_note_icount, f);
-			fprintf(f, "%-14s %-8s %-6s %-9s %-12s %-14s %-12s %-10s %s\n",
-				"channel", "size", "batch", "syscalls", "submit us", "complete us",
-				"cpu copy us", "ratio", "verified");
+			fprintf(f, "%s: dmaengine channel %s\n", r->target,
+				r->channel[0] ? r->channel : "?");
+			fprintf(f, bench_head_dma, "channel", "size", "in flight", "syscalls",
+				"submit us", "complete us", "KiB/s", "dmatest", "ratio", "cpu us",
+				"cpu/dma", "verified");
 		}
-		fprintf(f, "%-14s %-8s %-6.0f %-9.2f %-12.1f %-14.1f %-12.2f %-10.1f %s\n",
-			r->target, bench_size_str(r->size, size, sizeof(size)), r->batch,
-			r->syscalls, r->submit, r->median, r->cpu_copy, r->ratio,
+		if (isnan(r->dmatest_kbps)) {
+			snprintf(dt, sizeof(dt), "-");
+			snprintf(ratio, sizeof(ratio), "-");
+		} else {
+			snprintf(dt, sizeof(dt), "%.0f", r->dmatest_kbps);
+			snprintf(ratio, sizeof(ratio), "%.2f", r->dmatest_ratio);
+		}
+		fprintf(f, bench_row_dma, r->target, bench_size_str(r->size, size, sizeof(size)),
+			r->batch, r->syscalls, r->submit, r->median, r->kbps, dt, ratio,
+			r->cpu_copy, r->median > 0 ? r->cpu_copy / r->median : NAN,
 			r->verified ? "yes" : "NO");
 	}
 }

@@ -366,22 +366,31 @@ def main():
     ok &= run_case("synccheck-records-valid-and-reported", synccheck_records)
 
     def dma_records():
-        """The DMA channel's records are valid, a wrong op is refused, and
-        --report renders the table with per-transfer system calls and ratio."""
+        """The DMA channel's records are valid (with dmatest's figures and
+        without), a wrong op is refused, and --report renders the table with
+        per-transfer system calls, KiB/s, dmatest's KB/s and the ratios."""
         rows = [{"type": "dma", "target": "anon", "channel": "dma1chan0",
                  "device": "0000:00:10.0", "op": "memcpy", "size": 4096, "batch": b,
                  "runs": 2, "syscalls_per_transfer": 2 / b, "clock": "wall", "unit": "us",
                  "submit": 30.0, "median": us, "min": us, "max": us, "cpu_copy": 2.0,
-                 "ratio": us / 2.0, "verified": True}
-                for b, us in ((1, 200000.0), (4, 190000.0))]
+                 "ratio": us / 2.0, "kbps": 4e6 / us, "dmatest_kbps": dt,
+                 "dmatest_ratio": None if dt is None else 4e6 / us / dt, "verified": True}
+                for b, us, dt in ((1, 200000.0, None), (4, 190000.0, 40.0))]
         out = added_records(rows, "op", "dev_to_mem", "an unknown op")
         lines = out.splitlines()
         if not any(ln.startswith("time: not instruction-counted") for ln in lines):
             raise Invalid("--report does not say the DMA times are wall clock")
+        if "anon: dmaengine channel dma1chan0" not in lines:
+            raise Invalid("--report does not name the dmaengine channel")
         row = next((ln.split() for ln in lines if ln.startswith("anon ")
                     and ln.split()[3:4] == ["4"]), [])
-        if row[3:6] != ["4", "0.50", "30.0"] or row[-2:] != ["95000.0", "yes"]:
+        if row[3:11] != ["4", "0.50", "30.0", "190000.0", "21", "40", "0.53", "2.00"] or \
+                row[-1] != "yes":
             raise Invalid(f"--report's DMA row of the batch: {row!r}")
+        row = next((ln.split() for ln in lines if ln.startswith("anon ")
+                    and ln.split()[3:4] == ["1"]), [])
+        if row[7:10] != ["20", "-", "-"]:
+            raise Invalid(f"--report's DMA row without dmatest: {row!r}")
     ok &= run_case("dma-records-valid-and-reported", dma_records)
 
     def memtype_records():
