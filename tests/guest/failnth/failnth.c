@@ -467,6 +467,10 @@ TEST(dmabuf_import)
 	close(mgr);
 }
 
+/*
+ * The checker's state is allocated when it is first switched on and kept
+ * while the buffer lives: every N on a new buffer.
+ */
 static void fn_sync_check(const char *mode)
 {
 	char op[48], path[128], v[32];
@@ -479,12 +483,13 @@ static void fn_sync_check(const char *mode)
 	fn_setup();
 	mgr = fn_open_mgr();
 	ut_cleanup_buffer("fn-sync");
-	err = fn_cmd(mgr, "create %s 65536 quirk-mmap-on\n", "fn-sync");
-	ASSERT_EQ(err, 0);
 	snprintf(path, sizeof(path), FN_CLASS "/fn-sync/sync_check");
-	ASSERT_EQ(fn_read(path, v, sizeof(v)), 0);
-	ASSERT_STREQ(v, "off");
 	for (n = fn_first; n <= fn_last && !done; n++) {
+		err = fn_cmd(mgr, "create %s 65536 quirk-mmap-on\n", "fn-sync");
+		UT_CHECK(!err, 1, "create fn-sync before fail-nth %u: %s", n, fn_result(err));
+		v[0] = 0;
+		fn_read(path, v, sizeof(v));
+		UT_CHECK(!strcmp(v, "off"), 1, "a new buffer's checker reads %s", v);
 		fn_arm(l.op, n);
 		err = fn_write(path, mode);
 		done = fn_disarm();
@@ -503,9 +508,10 @@ static void fn_sync_check(const char *mode)
 		UT_CHECK(!strcmp(v, mode), 0, "%s (fail-nth %u) reads %s", op, n, v);
 		err = fn_write(path, "off");
 		UT_CHECK(!err, 1, "sync_check=off after fail-nth %u: %s", n, fn_result(err));
+		err = fn_cmd(mgr, "delete %s\n", "fn-sync");
+		UT_CHECK(!err, 1, "delete fn-sync after fail-nth %u: %s", n, fn_result(err));
 	}
 	fn_done(&l, done);
-	EXPECT_EQ(fn_cmd(mgr, "delete %s\n", "fn-sync"), 0);
 	close(mgr);
 }
 
