@@ -10,8 +10,8 @@
  * U_DMA_BUF_IOCTL_IMPORT of another buffer's export, and switching a
  * buffer's sync checker on (report and strict); where the guest has a
  * dmaengine channel that can copy memory and u-dma-chan is loaded, the
- * u-dma-chan manager's create and a SUBMIT of a copy between two buffers
- * with a fence (whose data must then arrive).
+ * u-dma-chan manager's create, an open of the channel and a SUBMIT of a
+ * copy between two buffers with a fence (whose data must then arrive).
  *
  * failslab and fail_page_alloc are armed for this thread only (task-filter,
  * make-it-fail, probability 0) and for every allocation (ignore-gfp-wait N,
@@ -586,6 +586,36 @@ TEST(chan_manager_create)
 	close(cmgr);
 }
 
+TEST(chan_open)
+{
+	struct fn_log l = { .op = "u-dma-chan open" };
+	bool done = false;
+	unsigned int n;
+	int cmgr, chan, err;
+
+	fn_setup();
+	cmgr = fn_chan_mgr();
+	err = fn_cmd(cmgr, "create %s memcpy\n", "fn-chan");
+	ASSERT_EQ(err, 0);
+	for (n = fn_first; n <= fn_last && !done; n++) {
+		fn_arm(l.op, n);
+		chan = open("/dev/fn-chan", O_RDWR);
+		err = chan < 0 ? errno : 0;
+		done = fn_disarm();
+		fn_note(&l, n, done ? "done" : fn_result(err), err);
+		if (err) {
+			fn_errno(&l, n, err, FN_NOMEM | B(ENFILE));
+			chan = open("/dev/fn-chan", O_RDWR);
+			UT_CHECK(chan >= 0, 1, "open after the failed one (fail-nth %u): %s", n,
+				 fn_result(errno));
+		}
+		close(chan);
+	}
+	fn_done(&l, done);
+	EXPECT_EQ(fn_cmd(cmgr, "delete %s\n", "fn-chan"), 0);
+	close(cmgr);
+}
+
 static int fn_submit(int chan, int sfd, int dfd, int *fence, uint64_t *seq)
 {
 	struct u_dma_chan_xfer x = {
@@ -635,14 +665,15 @@ TEST(chan_submit)
 	cmgr = fn_chan_mgr();
 	err = fn_cmd(cmgr, "create %s memcpy\n", "fn-chan");
 	ASSERT_EQ(err, 0);
-	chan = open("/dev/fn-chan", O_RDWR);
-	ASSERT_TRUE(chan >= 0);
 	src = fn_buffer(mgr, "fn-chan-src");
 	dst = fn_buffer(mgr, "fn-chan-dst");
 	ASSERT_EQ(fn_export(src, &sfd), 0);
 	ASSERT_EQ(fn_export(dst, &dfd), 0);
-	nfds = fn_nfds();
+	nfds = fn_nfds() + 1;
 	for (n = fn_first; n <= fn_last && !done; n++) {
+		/* A new file each time: a file keeps its DMA-BUF mappings. */
+		chan = open("/dev/fn-chan", O_RDWR);
+		UT_CHECK(chan >= 0, 1, "open /dev/fn-chan: %s", fn_result(errno));
 		memset(pat, (uint8_t)n, sizeof(pat));
 		ASSERT_EQ(pwrite(src, pat, sizeof(pat), 0), (ssize_t)sizeof(pat));
 		fn_arm(l.op, n);
@@ -661,11 +692,11 @@ TEST(chan_submit)
 		UT_CHECK(fence >= 0, 0, "SUBMIT (fail-nth %u) gave no fence", n);
 		close(fence);
 		fn_chan_landed(chan, dst, seq, (uint8_t)n, n);
+		close(chan);
 	}
 	fn_done(&l, done);
 	close(sfd);
 	close(dfd);
-	close(chan);
 	close(src);
 	close(dst);
 	EXPECT_EQ(fn_cmd(cmgr, "delete %s\n", "fn-chan"), 0);
