@@ -6,7 +6,8 @@
  * non-zero).  For every N that failed the operation: a clean errno, nothing
  * left half made, and the same operation works right after.
  *
- * Operations: u-dma-buf-mgr create and delete, U_DMA_BUF_IOCTL_EXPORT,
+ * Operations: u-dma-buf-mgr create (also with the sync checker asked for)
+ * and delete, U_DMA_BUF_IOCTL_EXPORT,
  * U_DMA_BUF_IOCTL_IMPORT of another buffer's export, and switching a
  * buffer's sync checker on (report and strict); where the guest has a
  * dmaengine channel that can copy memory and u-dma-chan is loaded, the
@@ -282,19 +283,27 @@ static int fn_nfds(void)
 	return n;
 }
 
-TEST(manager_create)
+/*
+ * Manager create with @opts.  With sync-check=report a buffer may also be
+ * made unchecked when the checker's state cannot be allocated (a warning
+ * in the log, documented), but only when the fault was taken.
+ */
+static void fn_create(const char *op, const char *opts, bool checked)
 {
-	struct fn_log l = { .op = "manager create" };
+	struct fn_log l = { .op = op };
+	char fmt[96], path[128], v[32];
+	unsigned int n, unchecked = 0;
 	bool done = false;
-	unsigned int n;
 	int mgr, err;
 
+	snprintf(fmt, sizeof(fmt), "create %%s 65536%s\n", opts);
+	snprintf(path, sizeof(path), FN_CLASS "/fn-create/sync_check");
 	fn_setup();
 	mgr = fn_open_mgr();
 	ut_cleanup_buffer("fn-create");
 	for (n = fn_first; n <= fn_last && !done; n++) {
 		fn_arm(l.op, n);
-		err = fn_cmd(mgr, "create %s 65536\n", "fn-create");
+		err = fn_cmd(mgr, fmt, "fn-create");
 		done = fn_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
@@ -307,16 +316,34 @@ TEST(manager_create)
 			fn_errno(&l, n, err, FN_NOMEM | B(EINVAL));
 			UT_CHECK(!fn_exists("fn-create"), 0,
 				 "create failed at fail-nth %u but left fn-create behind", n);
-			err = fn_cmd(mgr, "create %s 65536\n", "fn-create");
+			err = fn_cmd(mgr, fmt, "fn-create");
 			UT_CHECK(!err, 1, "create after the failed one (fail-nth %u): %s", n,
 				 fn_result(err));
+		} else if (checked) {
+			v[0] = 0;
+			fn_read(path, v, sizeof(v));
+			unchecked += !done && !strcmp(v, "off");
+			UT_CHECK(!strcmp(v, "report") || (!done && !strcmp(v, "off")), 0,
+				 "created with fail-nth %u: the checker reads %s", n, v);
 		}
 		UT_CHECK(fn_whole("fn-create"), 0, "fn-create (fail-nth %u) is not whole", n);
 		err = fn_cmd(mgr, "delete %s\n", "fn-create");
 		UT_CHECK(!err, 1, "delete after create with fail-nth %u: %s", n, fn_result(err));
 	}
+	if (checked)
+		TH_LOG("%s: %u buffers made unchecked", op, unchecked);
 	fn_done(&l, done);
 	close(mgr);
+}
+
+TEST(manager_create)
+{
+	fn_create("manager create", "", false);
+}
+
+TEST(manager_create_sync_check)
+{
+	fn_create("manager create sync-check=report", " quirk-mmap-on sync-check=report", true);
 }
 
 TEST(manager_delete)
