@@ -160,6 +160,41 @@ udmem_dmatest_next_client() {
 	udmem_rmmod dmatest
 }
 
+# udmem_dmatest_rates CHAN FILE SIZE...: the kernel's dmatest on CHAN (free:
+# no u-dma-chan holding it), 8 copies of each SIZE, one buffer at a time, no
+# verify, no random lengths: the engine's copy rate with no user space in
+# the way, as "CHAN SIZE KB/s" lines in FILE (`udmem bench --dmatest FILE`).
+# A TAP line dmatest-SIZE each.
+udmem_dmatest_rates() {
+	_dc=$1
+	_df=$2
+	shift 2
+	: > "$_df"
+	for _sz in "$@"; do
+		if ! udmem_insmod dmatest timeout=20000 iterations=8 norandom=1 noverify=1 \
+		     test_buf_size="$_sz"; then
+			tap_fail "dmatest-$_sz" "insmod dmatest failed"
+			continue
+		fi
+		_dn=$(udmem_dmatest_count "$_dc")
+		if echo "$_dc" > /sys/module/dmatest/parameters/channel &&
+		   echo 1 > /sys/module/dmatest/parameters/run; then
+			_ds=$(udmem_dmatest_summary "$_dc" "$_dn")
+		else
+			_ds="dmatest refused channel $_dc"
+		fi
+		_kbs=$(echo "$_ds" | sed -n 's/.* 8 tests, 0 failures .* \([0-9][0-9]*\) KB\/s .*/\1/p')
+		case $_kbs in
+		'' | 0) tap_fail "dmatest-$_sz" "${_ds:-no dmatest summary for $_dc}" ;;
+		*)
+			tap_ok "dmatest-$_sz"
+			echo "$_dc $_sz $_kbs" >> "$_df"
+			;;
+		esac
+		udmem_rmmod dmatest
+	done
+}
+
 # The board suites' shared setup (board-dma, board-python): the SoC's DMA
 # engine, the test peer on it, and the on-chip memory region.
 

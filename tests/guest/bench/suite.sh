@@ -412,36 +412,6 @@ bench_dma_board_check() {
 	tap_eq dma-one-submit-wait-pair-per-batch-of-4 0.5 "$(bench_field "$_r" syscalls_per_transfer)"
 }
 
-# bench_dma_dmatest CHAN FILE: dmatest on CHAN per size, "CHAN SIZE KB/s"
-# lines into FILE.  dmatest copies one buffer at a time, no verify, no
-# random lengths: the engine's copy rate with no user space in the way.
-bench_dma_dmatest() {
-	: > "$2"
-	for _sz in $BENCH_DMA_SIZES; do
-		if ! udmem_insmod dmatest timeout=20000 iterations=8 norandom=1 noverify=1 \
-		     test_buf_size="$_sz"; then
-			tap_fail "dmatest-$_sz" "insmod dmatest failed"
-			continue
-		fi
-		_dn=$(udmem_dmatest_count "$1")
-		if echo "$1" > /sys/module/dmatest/parameters/channel &&
-		   echo 1 > /sys/module/dmatest/parameters/run; then
-			_ds=$(udmem_dmatest_summary "$1" "$_dn")
-		else
-			_ds="dmatest refused channel $1"
-		fi
-		_kbs=$(echo "$_ds" | sed -n 's/.* 8 tests, 0 failures .* \([0-9][0-9]*\) KB\/s .*/\1/p')
-		case $_kbs in
-		'' | 0) tap_fail "dmatest-$_sz" "${_ds:-no dmatest summary for $1}" ;;
-		*)
-			tap_ok "dmatest-$_sz"
-			echo "$1 $_sz $_kbs" >> "$2"
-			;;
-		esac
-		udmem_rmmod dmatest
-	done
-}
-
 if [ -z "$bench_buf" ] || [ ! -e /dev/udmabuf1 ]; then
 	tap_skip dma "no buffers to copy between"
 elif [ ! -f /udmem/modules/u-dma-chan.ko ]; then
@@ -461,7 +431,8 @@ elif [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -e /sys/bus/pci/devices/000
 		echo "# bench-dma0: $bench_chan of $(cat /sys/class/u-dma-chan/bench-dma0/device)"
 		# the channel free for dmatest, then the same channel by name
 		tap_check dma-channel-released sh -c 'echo "delete bench-dma0" > /dev/u-dma-chan-mgr'
-		bench_dma_dmatest "$bench_chan" /tmp/bench-dmatest.txt
+		# shellcheck disable=SC2086 # the sizes are words
+		udmem_dmatest_rates "$bench_chan" /tmp/bench-dmatest.txt $BENCH_DMA_SIZES
 		tap_check dma-same-channel-taken-back \
 			sh -c "echo 'create bench-dma0 $bench_chan' > /dev/u-dma-chan-mgr"
 		if ! udmem_insmod u-dma-buf-mgr; then

@@ -8,7 +8,8 @@
 # built it), and the DMA-BUF enqueue sweep (a 64 MiB buffer's export against
 # mainline udmabuf, 4 KiB to 64 MiB) prefixed "@@ENQ " and "@@ENQTABLE ",
 # and copies through a DMA channel beside a CPU copy (udmem bench --dma on
-# the edu provider) prefixed "@@DMA " and "@@DMATABLE "; scripts/demo.sh
+# a board's engine beside dmatest, or on the edu provider) prefixed "@@DMA "
+# and "@@DMATABLE "; scripts/demo.sh
 # picks them out of the console log.
 
 DEMO_OUT=/tmp/demo.jsonl
@@ -168,9 +169,46 @@ else
 	echo "delete udmabuf-enq" > /dev/u-dma-buf-mgr
 fi
 
-# Copies through u-dma-chan on the test provider over the second edu
-# device, between two buffers of the manager, beside a CPU copy.
-if [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -f /udmem/modules/u-dma-chan.ko ] ||
+# Copies through u-dma-chan, between two buffers of the manager, beside a
+# CPU copy: on a board (make demo BOARD=zcu102) through its own engine and
+# beside the kernel's dmatest on the same channel, 64 KiB to 1 MiB with 1, 2
+# and 4 transfers in flight; elsewhere on the test provider over the second
+# edu device (4 KiB a 100 ms tick: the system calls, not the rate).
+if [ -f /udmem/modules/u-dma-chan.ko ] && [ -f /udmem/modules/dmatest.ko ] &&
+   [ -e /dev/u-dma-buf-mgr ] && [ ! -e /sys/bus/pci/devices/0000:00:10.0 ]; then
+	udmem_board_engines
+	if ! udmem_insmod u-dma-chan memcpy=demo-dma0 || [ ! -e /dev/demo-dma0 ]; then
+		tap_fail dma-run "no dmaengine channel that can memcpy: $(dmesg | tail -n 2 | tr '\n' ' ')"
+	else
+		demo_chan=$(cat /sys/class/u-dma-chan/demo-dma0/channel)
+		echo "# demo-dma0: $demo_chan of $(cat /sys/class/u-dma-chan/demo-dma0/device)"
+		# dmatest needs the channel free: u-dma-chan lets it go, then takes it back
+		echo "delete demo-dma0" > /dev/u-dma-chan-mgr
+		udmem_dmatest_rates "$demo_chan" /tmp/demo-dmatest.txt 65536 262144 1048576
+		if echo "create demo-dma0 $demo_chan" > /dev/u-dma-chan-mgr &&
+		   echo "create udmabuf-dma-src 0x400000" > /dev/u-dma-buf-mgr &&
+		   echo "create udmabuf-dma-dst 0x400000" > /dev/u-dma-buf-mgr; then
+			# shellcheck disable=SC2086
+			if udmem bench --dma demo-dma0 --dmatest /tmp/demo-dmatest.txt --json \
+			   --runs 3 $demo_icount udmabuf-dma-src udmabuf-dma-dst > "$DEMO_OUT"; then
+				tap_ok dma-run
+			else
+				tap_fail dma-run "udmem bench --dma exited $?"
+			fi
+			tap_check dma-beside-dmatest grep -q '"type":"dma".*"dmatest_ratio":[0-9]' "$DEMO_OUT"
+			sed 's/^/@@DMA /' "$DEMO_OUT"
+			udmem bench --report "$DEMO_OUT" | sed 's/^/@@DMATABLE /'
+		else
+			tap_fail dma-run "the channel or the buffers again: $(dmesg | tail -n 2 | tr '\n' ' ')"
+		fi
+		for b in udmabuf-dma-src udmabuf-dma-dst; do
+			[ -e "/dev/$b" ] && echo "delete $b" > /dev/u-dma-buf-mgr
+		done
+		udmem_rmmod u-dma-chan
+	fi
+	rm -f /tmp/demo-dmatest.txt
+	udmem_board_unload_engines
+elif [ ! -f /udmem/modules/udmem-edu-dma.ko ] || [ ! -f /udmem/modules/u-dma-chan.ko ] ||
    [ ! -e /sys/bus/pci/devices/0000:00:10.0 ] || [ ! -e /dev/u-dma-buf-mgr ]; then
 	tap_skip dma-run "no edu DMA provider (PCI, the second edu device) or no u-dma-chan"
 elif udmem_insmod udmem-edu-dma && demo_loaded="udmem-edu-dma $demo_loaded" &&
