@@ -6,6 +6,7 @@
 #define UDMEM_DMA_H
 
 #include <linux/device.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-direct.h>
 #include <linux/iommu.h>
 
@@ -36,5 +37,34 @@ static inline bool udmem_dma_reachable(struct device *dev, dma_addr_t addr, size
 		return true;
 	return dma_capable(dev, addr, size, is_ram);
 }
+
+/*
+ * Range syncs of our own DMA-BUF exports, for u-dma-chan.
+ *
+ * dma_buf_begin_cpu_access() and dma_buf_end_cpu_access() cover a whole
+ * DMA-BUF: a transfer of 64 KiB in a 16 MiB export would clean or
+ * invalidate 16 MiB.  u-dma-buf and uiomem each export a function that
+ * brackets [@offset, @offset + @len) of the export only, by the buffer's
+ * own coherency and with the sync checker's ownership rules, as their
+ * begin/end_cpu_access do for the whole range.  u-dma-chan takes them with
+ * symbol_get(), so neither module needs the other loaded.
+ *
+ * @dmabuf: a DMA-BUF; one the function's module did not export is refused
+ * @offset, @len: the range, in bytes from the start of the export; a
+ *	@len of 0 syncs nothing and only asks whether @dmabuf is the
+ *	module's export
+ * @for_device: true for end_cpu_access (to the device), false for
+ *	begin_cpu_access (back to the CPU)
+ * @dir: the direction, as for dma_buf_begin/end_cpu_access()
+ *
+ * Return: 0; -EOPNOTSUPP if @dmabuf is not the module's export; -EINVAL
+ * for a range past the export; otherwise the error the whole-range
+ * bracket would give (-EBADF, -EBUSY, -ENODEV).
+ */
+typedef int udmem_export_sync_range_t(struct dma_buf *dmabuf, u64 offset, u64 len,
+				      bool for_device, enum dma_data_direction dir);
+
+udmem_export_sync_range_t udmabuf_export_sync_range;
+udmem_export_sync_range_t uiomem_export_sync_range;
 
 #endif /* UDMEM_DMA_H */

@@ -327,13 +327,13 @@ static void udmabuf_export_release(struct dma_buf *dmabuf)
 }
 
 /*
- * CPU access brackets; -ENODEV once the device's DMA setup may be gone,
- * -EBADF for an invalidating one on a read-only export.
+ * CPU access brackets of [base, base + len) of the export; -ENODEV once
+ * the device's DMA setup may be gone, -EBADF for an invalidating one on a
+ * read-only export.
  */
-static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
-			       enum dma_data_direction dir)
+static int udmabuf_export_sync(struct udmabuf_export *exp, u64 base, u64 len,
+			       bool for_device, enum dma_data_direction dir)
 {
-	struct udmabuf_export *exp = dmabuf->priv;
 	struct udmabuf *buf = exp->view.buf;
 	int ret;
 
@@ -344,29 +344,52 @@ static int udmabuf_export_sync(struct dma_buf *dmabuf, bool for_device,
 	 */
 	if (!exp->writable && udmem_sync_invalidates(for_device, dir))
 		return -EBADF;
+	base += exp->view.base;
 	mutex_lock(&buf->lock);
 	/* The sync checker: not while a sync of the buffer's own gave it away. */
 	if (unlikely(buf->sync_check) && !for_device)
-		ret = udmabuf_own_begin_cpu(buf, exp->view.base, exp->view.len);
+		ret = udmabuf_own_begin_cpu(buf, base, len);
 	else
 		ret = 0;
 	if (!ret)
-		ret = udmabuf_sync_dma(buf, for_device, exp->view.base, exp->view.len, dir);
+		ret = udmabuf_sync_dma(buf, for_device, base, len, dir);
 	if (!ret && unlikely(buf->sync_check))
-		udmabuf_own_sync(buf, for_device, exp->view.base, exp->view.len, dir,
-				 UDMABUF_VIA_DMABUF);
+		udmabuf_own_sync(buf, for_device, base, len, dir, UDMABUF_VIA_DMABUF);
 	mutex_unlock(&buf->lock);
 	return ret;
 }
 
+static const struct dma_buf_ops udmabuf_export_ops;
+
+/* See udmem_dma.h: a range of the export, for u-dma-chan's transfers. */
+int udmabuf_export_sync_range(struct dma_buf *dmabuf, u64 offset, u64 len,
+			      bool for_device, enum dma_data_direction dir)
+{
+	struct udmabuf_export *exp;
+
+	if (dmabuf->ops != &udmabuf_export_ops)
+		return -EOPNOTSUPP;
+	exp = dmabuf->priv;
+	if (!udmem_range_ok(offset, len, exp->view.len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return udmabuf_export_sync(exp, offset, len, for_device, dir);
+}
+EXPORT_SYMBOL_GPL(udmabuf_export_sync_range);
+
 static int udmabuf_export_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return udmabuf_export_sync(dmabuf, false, dir);
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	return udmabuf_export_sync(exp, 0, exp->view.len, false, dir);
 }
 
 static int udmabuf_export_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return udmabuf_export_sync(dmabuf, true, dir);
+	struct udmabuf_export *exp = dmabuf->priv;
+
+	return udmabuf_export_sync(exp, 0, exp->view.len, true, dir);
 }
 
 static int udmabuf_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)

@@ -27,6 +27,8 @@
 
 #include <linux/u-dma-chan.h>
 
+#include "udmem_dma.h"
+
 #define UDC_DRIVER_NAME		"u-dma-chan"
 #define UDC_MINORS		256
 #define UDC_NAME_MAX		64
@@ -96,6 +98,9 @@ struct udc_chan {
  * @dmabuf: the DMA-BUF (a reference)
  * @attach: its attachment to the channel's device
  * @sgt: the mapping (DMA_BIDIRECTIONAL)
+ * @sync_range: the exporter's range sync (udmem_dma.h) if it is one of
+ *	ours, held with symbol_get(); NULL for other exporters
+ * @sync_range_uiomem: @sync_range is uiomem's (for symbol_put())
  * @users: transfers in flight using it (under udc_file.lock)
  * @fresh: made by the submit in progress (under udc_chan.lock)
  */
@@ -104,6 +109,8 @@ struct udc_map {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	udmem_export_sync_range_t *sync_range;
+	bool sync_range_uiomem;
 	unsigned int users;
 	bool fresh;
 };

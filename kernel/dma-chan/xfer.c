@@ -12,8 +12,11 @@
  *
  * The DMA-BUFs stay attached and mapped for the channel's device while the
  * file is open (UDC_MAPS_KEPT idle ones at most), so a transfer costs no
- * mapping; the cache syncs go through the exporter's CPU-access callbacks,
- * which know the buffer's own coherency.
+ * mapping; the cache syncs go through the exporter, which knows the
+ * buffer's own coherency.  Our own exports (u-dma-buf's and uiomem's) sync
+ * just the bytes the batch reads and writes, through their range functions
+ * (udmem_dma.h); any other DMA-BUF through its CPU-access callbacks, which
+ * cover all of it.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
@@ -45,11 +48,16 @@ struct udc_fence {
 	spinlock_t lock;
 };
 
-/* A DMA-BUF a batch uses, once per batch. */
+/*
+ * A DMA-BUF a batch uses, once per batch: the span of the bytes it reads
+ * and of those it writes, of the transfers that want syncs ([lo, hi),
+ * empty when lo >= hi).
+ */
 struct udc_use {
 	struct udc_map *map;
 	bool write;
-	bool sync;
+	u64 rlo, rhi;
+	u64 wlo, whi;
 };
 
 /* A transfer checked and resolved, not yet issued. */
@@ -115,8 +123,46 @@ static struct dma_fence *udc_fence_create(u64 context, u64 seqno)
 	return &f->base;
 }
 
+/*
+ * Our exporters' range syncs (udmem_dma.h), tried in turn.  Only through
+ * symbol_get(): a direct reference would make this module need both.
+ */
+static void udc_range_fn_get(struct udc_map *m)
+{
+	udmem_export_sync_range_t *fn;
+
+	fn = symbol_get(udmabuf_export_sync_range);
+	if (fn) {
+		if (!fn(m->dmabuf, 0, 0, true, DMA_BIDIRECTIONAL)) {
+			m->sync_range = fn;
+			return;
+		}
+		symbol_put(udmabuf_export_sync_range);
+	}
+	fn = symbol_get(uiomem_export_sync_range);
+	if (fn) {
+		if (!fn(m->dmabuf, 0, 0, true, DMA_BIDIRECTIONAL)) {
+			m->sync_range = fn;
+			m->sync_range_uiomem = true;
+			return;
+		}
+		symbol_put(uiomem_export_sync_range);
+	}
+}
+
+static void udc_range_fn_put(struct udc_map *m)
+{
+	if (!m->sync_range)
+		return;
+	if (m->sync_range_uiomem)
+		symbol_put(uiomem_export_sync_range);
+	else
+		symbol_put(udmabuf_export_sync_range);
+}
+
 static void udc_map_free(struct udc_map *m)
 {
+	udc_range_fn_put(m);
 	dma_buf_unmap_attachment_unlocked(m->attach, m->sgt, DMA_BIDIRECTIONAL);
 	dma_buf_detach(m->dmabuf, m->attach);
 	dma_buf_put(m->dmabuf);
@@ -166,6 +212,7 @@ static struct udc_map *udc_map_get(struct udc_file *uf, int fd, bool write)
 		ret = PTR_ERR(m->sgt);
 		goto err_detach;
 	}
+	udc_range_fn_get(m);
 	list_add(&m->node, &uf->maps);
 	uf->nmaps++;
 	return m;
@@ -359,18 +406,73 @@ static int udc_plan_one(struct udc_file *uf, const struct u_dma_chan_xfer *x,
 	return 0;
 }
 
-static void udc_batch_add_use(struct udc_batch *b, struct udc_map *m, bool write, bool sync)
+static void udc_span_add(u64 *lo, u64 *hi, u64 off, u64 len)
 {
+	if (*lo >= *hi) {
+		*lo = off;
+		*hi = off + len;
+	} else {
+		*lo = min(*lo, off);
+		*hi = max(*hi, off + len);
+	}
+}
+
+/* @m's bytes [off, off + len) are read (or written) by the batch. */
+static void udc_batch_add_use(struct udc_batch *b, struct udc_map *m, u64 off, u64 len,
+			      bool write, bool sync)
+{
+	struct udc_use *u = NULL;
 	unsigned int i;
 
 	for (i = 0; i < b->nuses; i++) {
 		if (b->uses[i].map == m) {
-			b->uses[i].write |= write;
-			b->uses[i].sync |= sync;
-			return;
+			u = &b->uses[i];
+			break;
 		}
 	}
-	b->uses[b->nuses++] = (struct udc_use){ .map = m, .write = write, .sync = sync };
+	if (!u) {
+		u = &b->uses[b->nuses++];
+		*u = (struct udc_use){ .map = m };
+	}
+	u->write |= write;
+	if (!sync)
+		return;
+	if (write)
+		udc_span_add(&u->wlo, &u->whi, off, len);
+	else
+		udc_span_add(&u->rlo, &u->rhi, off, len);
+}
+
+/*
+ * Hand @u's bytes to the device before the batch is issued, or back to
+ * the CPU after it.  Without a range function (a DMA-BUF of another
+ * exporter) the whole DMA-BUF, as its CPU-access callbacks do; the
+ * completion calls the callback itself, because
+ * dma_buf_begin_cpu_access() would first wait for the fences of the
+ * reservation object, this batch's among them.
+ */
+static int udc_use_sync(const struct udc_use *u, bool for_device)
+{
+	struct dma_buf *dmabuf = u->map->dmabuf;
+	udmem_export_sync_range_t *fn = u->map->sync_range;
+	bool reads = u->rlo < u->rhi, writes = u->wlo < u->whi;
+	int ret;
+
+	if (fn) {
+		if (for_device && reads) {
+			ret = fn(dmabuf, u->rlo, u->rhi - u->rlo, true, DMA_TO_DEVICE);
+			if (ret)
+				return ret;
+		}
+		if (writes)
+			return fn(dmabuf, u->wlo, u->whi - u->wlo, for_device, DMA_FROM_DEVICE);
+		return 0;
+	}
+	if (for_device && (reads || writes))
+		return dma_buf_end_cpu_access(dmabuf, writes ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
+	if (!for_device && writes && dmabuf->ops->begin_cpu_access)
+		return dmabuf->ops->begin_cpu_access(dmabuf, DMA_FROM_DEVICE);
+	return 0;
 }
 
 static void udc_batch_finish(struct udc_batch *b)
@@ -430,21 +532,12 @@ static void udc_batch_work(struct work_struct *work)
 	struct udc_file *uf = b->uf;
 	struct udc_chan *uc = uf->uc;
 	struct u_dma_chan_completion rec = { };
-	const struct dma_buf_ops *ops;
 	unsigned long flags;
 	unsigned int i;
 	int err, ret;
 
-	/*
-	 * The exporter's own begin_cpu_access: dma_buf_begin_cpu_access()
-	 * would first wait for the fences of the reservation object, this
-	 * batch's among them.
-	 */
 	for (i = 0; i < b->nuses; i++) {
-		ops = b->uses[i].map->dmabuf->ops;
-		if (!b->uses[i].write || !b->uses[i].sync || !ops->begin_cpu_access)
-			continue;
-		ret = ops->begin_cpu_access(b->uses[i].map->dmabuf, DMA_FROM_DEVICE);
+		ret = udc_use_sync(&b->uses[i], false);
 		if (ret)
 			atomic_cmpxchg(&b->error, 0, ret);
 	}
@@ -612,16 +705,11 @@ static int udc_issue_plan(struct udc_batch *b, const struct udc_plan *p, u64 max
 /* Sync for the device and publish the fence in the reservation objects. */
 static int udc_batch_prepare(struct udc_batch *b)
 {
-	struct udc_use *u;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < b->nuses; i++) {
-		u = &b->uses[i];
-		if (!u->sync)
-			continue;
-		ret = dma_buf_end_cpu_access(u->map->dmabuf,
-					     u->write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
+		ret = udc_use_sync(&b->uses[i], true);
 		if (ret)
 			return ret;
 	}
@@ -703,9 +791,11 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 	}
 	for (i = 0; i < sub->count; i++) {
 		if (plans[i].src)
-			udc_batch_add_use(b, plans[i].src, false, plans[i].sync);
+			udc_batch_add_use(b, plans[i].src, plans[i].src_off, plans[i].len,
+					  false, plans[i].sync);
 		if (plans[i].dst)
-			udc_batch_add_use(b, plans[i].dst, true, plans[i].sync);
+			udc_batch_add_use(b, plans[i].dst, plans[i].dst_off, plans[i].len,
+					  true, plans[i].sync);
 	}
 	ret = udc_batch_prepare(b);
 	if (ret)

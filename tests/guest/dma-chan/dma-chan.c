@@ -8,12 +8,15 @@
  * Environment: DMA_CHAN the channel (a DMA_MEMCPY one); DMA_SRC, DMA_DST two
  * buffers of at least DMA_LEN bytes (default 1 MiB; at least 256 KiB, a
  * multiple of 64 KiB), the span the copies cover; DMA_REGION a uiomem
- * region, optional.
+ * region, optional; DMA_CHECKED a buffer of at least 256 KiB whose sync
+ * checker is strict, optional.
  * UDMEM_TEST_COMPAT32
  */
 #define _FILE_OFFSET_BITS 64
 #include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <linux/u-dma-chan.h>
 
 #include "udmem.h"
@@ -603,6 +606,89 @@ TEST_F(dc, cyclic_dev_to_mem_runs_until_terminated)
 	ASSERT_OK(udmem_dma_terminate(self->dma));
 	ASSERT_OK(udmem_dma_wait(self->dma, seq, 0, &status));
 	EXPECT_EQ(status, -ECANCELED);
+}
+
+/* Does reading *p in a child of this process die of SIGBUS? -1: it died otherwise. */
+static int ut_read_faults(const volatile uint8_t *p)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		(void)*p;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS ? 1 : -1;
+}
+
+static long long ut_violations(const char *name)
+{
+	char v[32];
+
+	if (ut_sysfs_read("u-dma-buf", name, "ownership_violations", v, sizeof(v)))
+		return -1;
+	return strtoll(v, NULL, 0);
+}
+
+/*
+ * The sync checker sees a transfer's syncs: while a cyclic transfer writes
+ * [64 KiB, 80 KiB) of a checked buffer, those bytes are the device's and a
+ * CPU read of them faults; the rest of the buffer, exported whole, stays
+ * the CPU's (u-dma-chan syncs the bytes it moves, not the whole DMA-BUF).
+ */
+TEST_F(dc, checker_owns_only_the_transferred_range)
+{
+	const char *name = ut_env("DMA_CHECKED", "");
+	struct udmem_dma_xfer x = {
+		.op = UDMEM_DMA_DEV_TO_MEM, .flags = UDMEM_DMA_CYCLIC, .src_fd = -1,
+		.dst_offset = 65536, .length = 16384, .period = 4096,
+	};
+	struct udmem_buffer *cb;
+	long long v0;
+	uint64_t seq;
+	int status = 1;
+	uint8_t *c;
+	void *p;
+
+	if (!*name)
+		SKIP("no buffer with the sync checker in this guest");
+	if (!(self->info.caps & UDMEM_DMA_CAP_CYCLIC) || !ut_counter_stream())
+		SKIP("%s: no cyclic transfer from a device that streams to it",
+		     self->info.channel);
+	ASSERT_OK(udmem_buffer_open(name, 0, &cb));
+	ASSERT_OK(udmem_buffer_map(cb, &p));
+	c = p;
+	memset(c, 0x5a, 262144);
+	x.dst_fd = udmem_buffer_export_dmabuf(cb, 0, 262144, O_RDWR | O_CLOEXEC, NULL);
+	ASSERT_GE(x.dst_fd, 0);
+	v0 = ut_violations(name);
+	ASSERT_GE(v0, 0);
+	ASSERT_OK(udmem_dma_slave_config(self->dma, UDMEM_DMA_DEV_TO_MEM, 0, 4, 0));
+	ASSERT_OK(udmem_dma_submit(self->dma, &x, 1, 0, &seq, NULL));
+	/* in flight until TERMINATE: every check below sees it running */
+	EXPECT_EQ(ut_read_faults(c), 0);
+	EXPECT_EQ(ut_read_faults(c + 65535), 0);
+	EXPECT_EQ(ut_read_faults(c + 81920), 0);
+	EXPECT_EQ(ut_read_faults(c + 262143), 0);
+	EXPECT_EQ(ut_violations(name), v0);
+	EXPECT_EQ(ut_read_faults(c + 65536 + 100), 1);
+	EXPECT_EQ(ut_read_faults(c + 81919), 1);
+	EXPECT_EQ(ut_violations(name), v0 + 2);
+	EXPECT_EQ(udmem_dma_wait(self->dma, seq, 0, &status), -ETIMEDOUT);
+	ASSERT_OK(udmem_dma_terminate(self->dma));
+	ASSERT_OK(udmem_dma_wait(self->dma, seq, UT_FOREVER, &status));
+	EXPECT_EQ(status, -ECANCELED);
+	/* the completion gave the range back */
+	EXPECT_EQ(ut_read_faults(c + 65536 + 100), 0);
+	EXPECT_EQ(c[65535], 0x5a);
+	EXPECT_EQ(c[81920], 0x5a);
+	EXPECT_EQ(ut_violations(name), v0 + 2);
+	close(x.dst_fd);
+	udmem_buffer_close(cb);
 }
 
 TEST_F(dc, buffer_to_region_and_back)

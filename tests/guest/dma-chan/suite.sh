@@ -67,8 +67,20 @@ else
 			dc_stream=1
 			dc_len=0x40000
 		fi
+		# a buffer whose sync checker watches the transfers' syncs
+		dc_checked=
+		if udmem_insmod u-dma-buf-mgr &&
+			echo "create dc-checked 0x40000 quirk-mmap-on sync-check=strict" > /dev/u-dma-buf-mgr; then
+			dc_checked=dc-checked
+		else
+			tap_fail checked-buffer "no buffer with the sync checker: $(dmesg | tail -n 2 | tr '\n' ' ')"
+		fi
 		udmem_run DMA_CHAN=dma-chan0 DMA_SRC=udmabuf0 DMA_DST=udmabuf1 DMA_LEN=$dc_len \
-			DMA_REGION="$dc_region" DMA_COUNTER_STREAM=$dc_stream dma-chan
+			DMA_REGION="$dc_region" DMA_COUNTER_STREAM=$dc_stream DMA_CHECKED=$dc_checked dma-chan
+		if [ -n "$dc_checked" ]; then
+			tap_check checked-buffer-delete sh -c "echo 'delete dc-checked' > /dev/u-dma-buf-mgr"
+		fi
+		grep -q '^u_dma_buf_mgr ' /proc/modules && udmem_rmmod u-dma-buf-mgr
 		# the worked example of docs/dma.md
 		if dc_out=$(example-copy dma-chan0 udmabuf0 udmabuf1 2>&1); then
 			tap_ok example-copy
