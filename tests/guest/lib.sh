@@ -139,6 +139,26 @@ udmem_dmatest_summary() {
 	return 1
 }
 
+# udmem_dmatest_run CHAN: run the loaded dmatest on CHAN alone (its
+# iterations and sizes are the module's parameters) and print this run's
+# summary line; nothing if dmatest refused the channel or no line came.
+udmem_dmatest_run() {
+	_dn=$(udmem_dmatest_count "$1")
+	echo "$1" > /sys/module/dmatest/parameters/channel &&
+		echo 1 > /sys/module/dmatest/parameters/run &&
+		udmem_dmatest_summary "$1" "$_dn"
+}
+
+# udmem_dmatest_check TAG N CHAN SUMMARY: one TAP line TAG, ok when SUMMARY
+# (a line of CHAN's) counts N tests and no failure.
+udmem_dmatest_check() {
+	case $4 in
+	*" $2 tests, 0 failures"*) tap_ok "$1" ;;
+	"") tap_fail "$1" "no dmatest summary for $3" ;;
+	*) tap_fail "$1" "${4#*summary }" ;;
+	esac
+}
+
 # udmem_dmatest_next_client TAG CHAN: the kernel's dmatest, 20 copies on
 # CHAN, as the next client of an engine a module of ours has just let go:
 # a descriptor it used must not carry its completion function along
@@ -148,15 +168,7 @@ udmem_dmatest_next_client() {
 		tap_fail "$1" "insmod dmatest failed"
 		return
 	fi
-	_dn=$(udmem_dmatest_count "$2")
-	echo "$2" > /sys/module/dmatest/parameters/channel
-	echo 1 > /sys/module/dmatest/parameters/run
-	_ds=$(udmem_dmatest_summary "$2" "$_dn")
-	case $_ds in
-	*" 20 tests, 0 failures"*) tap_ok "$1" ;;
-	"") tap_fail "$1" "no dmatest summary for $2" ;;
-	*) tap_fail "$1" "${_ds#*summary }" ;;
-	esac
+	udmem_dmatest_check "$1" 20 "$2" "$(udmem_dmatest_run "$2")"
 	udmem_rmmod dmatest
 }
 
@@ -176,13 +188,7 @@ udmem_dmatest_rates() {
 			tap_fail "dmatest-$_sz" "insmod dmatest failed"
 			continue
 		fi
-		_dn=$(udmem_dmatest_count "$_dc")
-		if echo "$_dc" > /sys/module/dmatest/parameters/channel &&
-		   echo 1 > /sys/module/dmatest/parameters/run; then
-			_ds=$(udmem_dmatest_summary "$_dc" "$_dn")
-		else
-			_ds="dmatest refused channel $_dc"
-		fi
+		_ds=$(udmem_dmatest_run "$_dc")
 		_kbs=$(echo "$_ds" | sed -n 's/.* 8 tests, 0 failures .* \([0-9][0-9]*\) KB\/s .*/\1/p')
 		case $_kbs in
 		'' | 0) tap_fail "dmatest-$_sz" "${_ds:-no dmatest summary for $_dc}" ;;

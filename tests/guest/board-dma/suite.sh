@@ -42,11 +42,7 @@ else
 		for c in $(bd_chans); do
 			bd_sum=$(udmem_dmatest_summary "$c" \
 				"$(echo "$bd_before" | awk -v c="$c" '$1 == c { print $2 }')")
-			case $bd_sum in
-			*" 20 tests, 0 failures"*) tap_ok "dmatest-$c" ;;
-			"") tap_fail "dmatest-$c" "no summary line for $c" ;;
-			*) tap_fail "dmatest-$c" "${bd_sum#*summary }" ;;
-			esac
+			udmem_dmatest_check "dmatest-$c" 20 "$c" "$bd_sum"
 		done
 		udmem_rmmod dmatest
 	fi
