@@ -71,7 +71,14 @@ static const struct {
 	 * list, so freed twice) and clears the pointer that a completion
 	 * tasklet already scheduled then dereferences.
 	 */
-	{ "sf-pdma", UDC_QUIRK_REISSUE | UDC_QUIRK_IDLE_TERMINATE },
+	{ "sf-pdma", UDC_QUIRK_REISSUE | UDC_QUIRK_IDLE_TERMINATE | UDC_QUIRK_LONG_MEMCPY },
+	/*
+	 * ZynqMP ZDMA: prep_memcpy chains descriptors of at most 1 GiB
+	 * itself; PDMA (above) has a 64-bit byte count.  Split at the
+	 * device's 64 KiB max_segment, a 1 MiB copy took 16 of ZDMA's 32
+	 * descriptors, and a batch of four waited for free ones.
+	 */
+	{ "xilinx-zynqmp-dma", UDC_QUIRK_LONG_MEMCPY },
 };
 
 static unsigned int udc_chan_quirks(struct dma_chan *chan)
@@ -165,6 +172,9 @@ struct udc_chan *udc_chan_create(const char *name, struct dma_chan *chan,
 			 dev_driver_string(chan->device->dev));
 	if (uc->quirks & UDC_QUIRK_IDLE_TERMINATE)
 		dev_info(&uc->dev, "%s: a terminate lets submitted transfers finish first\n",
+			 dev_driver_string(chan->device->dev));
+	if (uc->quirks & UDC_QUIRK_LONG_MEMCPY)
+		dev_info(&uc->dev, "%s: a copy over contiguous memory is one descriptor\n",
 			 dev_driver_string(chan->device->dev));
 	return uc;
 

@@ -20,6 +20,7 @@
 #include <linux/kfifo.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -46,10 +47,16 @@
  * is left: the driver drops an issue_pending that comes while it is busy.
  * UDC_QUIRK_IDLE_TERMINATE: let the engine finish what was submitted before
  * a terminate: the driver's terminate_all is unsafe on a busy channel.
+ * UDC_QUIRK_LONG_MEMCPY: a memcpy of up to UDC_LONG_MEMCPY bytes is one
+ * prep call (the driver chains its own descriptors where the engine has a
+ * limit), so a copy over DMA-contiguous memory is not split at the
+ * device's max_segment.
  */
 #define UDC_QUIRK_PLAIN_CALLBACK	BIT(0)
 #define UDC_QUIRK_REISSUE		BIT(1)
 #define UDC_QUIRK_IDLE_TERMINATE	BIT(2)
+#define UDC_QUIRK_LONG_MEMCPY		BIT(3)
+#define UDC_LONG_MEMCPY			SZ_1G
 
 struct udc_file;
 

@@ -286,23 +286,36 @@ void udc_drop_maps(struct udc_file *uf)
 	uf->nmaps = 0;
 }
 
-/* The DMA address of byte @off of @m and how many bytes follow it there. */
+/*
+ * The DMA address of byte @off of @m and how many bytes follow it at
+ * consecutive DMA addresses: entries that continue one another count as
+ * one (an exporter cuts even contiguous memory at the importer's segment
+ * size).
+ */
 static dma_addr_t udc_map_addr(const struct udc_map *m, u64 off, u64 *avail)
 {
 	struct scatterlist *sg;
+	dma_addr_t addr = 0;
+	bool found = false;
 	unsigned int i;
 
+	*avail = 0;
 	for_each_sgtable_dma_sg(m->sgt, sg, i) {
 		u64 len = sg_dma_len(sg);
 
-		if (off < len) {
+		if (found) {
+			if (sg_dma_address(sg) != addr + *avail)
+				break;
+			*avail += len;
+		} else if (off < len) {
+			found = true;
+			addr = sg_dma_address(sg) + off;
 			*avail = len - off;
-			return sg_dma_address(sg) + off;
+		} else {
+			off -= len;
 		}
-		off -= len;
 	}
-	*avail = 0;
-	return 0;
+	return addr;
 }
 
 static int udc_range_check(const struct udc_map *m, u64 off, u64 len, u64 align)
@@ -825,6 +838,8 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 	 * ones before it already run.
 	 */
 	max_seg = dma_get_max_seg_size(uc->chan->device->dev);
+	if (uc->quirks & UDC_QUIRK_LONG_MEMCPY)
+		max_seg = max_t(u64, max_seg, UDC_LONG_MEMCPY);
 	for (i = 0; i < sub->count; i++) {
 		ret = udc_issue_plan(b, &plans[i], max_seg, &issued);
 		if (ret) {
