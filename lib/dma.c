@@ -122,13 +122,16 @@ UDMEM_API int udmem_dma_submit(struct udmem_dma *dma, const struct udmem_dma_xfe
 	sub.flags = flags;
 	ret = udmem_ioctl(dma->fd, U_DMA_CHAN_IOCTL_SUBMIT, &sub);
 	free(k);
-	if (ret)
+	/* an interrupted UDMEM_DMA_WAIT: the batch was submitted */
+	if (ret && !(ret == -EINTR && sub.seq))
 		return ret;
 	if (seq)
 		*seq = sub.seq;
 	if (flags & UDMEM_DMA_FENCE_FD)
 		*fence_fd = sub.fence_fd;
-	return 0;
+	if (ret)
+		return ret;
+	return flags & UDMEM_DMA_WAIT ? sub.status : 0;
 }
 
 UDMEM_API int udmem_dma_wait(struct udmem_dma *dma, uint64_t seq, int64_t timeout_ns,
@@ -162,9 +165,15 @@ UDMEM_API int udmem_dma_copy(struct udmem_dma *dma, int dst_fd, uint64_t dst_off
 		.dst_offset = dst_offset,
 		.length = length,
 	};
-	uint64_t seq;
+	uint64_t seq = 0;
 	int ret, status;
 
+	if (timeout_ns < 0) {
+		ret = udmem_dma_submit(dma, &x, 1, UDMEM_DMA_NO_EVENT | UDMEM_DMA_WAIT, &seq, NULL);
+		/* a module before 1.7 refuses the flag: wait apart (a bad copy fails again) */
+		if (ret != -EINVAL)
+			return ret;
+	}
 	ret = udmem_dma_submit(dma, &x, 1, UDMEM_DMA_NO_EVENT, &seq, NULL);
 	if (ret)
 		return ret;

@@ -517,6 +517,13 @@ enum udmem_dma_submit_flags {
 	UDMEM_DMA_FENCE_FD = 1u << 0,
 	/** Queue no completion record for udmem_dma_completions(). */
 	UDMEM_DMA_NO_EVENT = 1u << 1,
+	/**
+	 * Return once the batch completed, with its status: a submit and a
+	 * udmem_dma_wait() without a time limit in one system call (not for
+	 * cyclic transfers).  @since 1.7; a module older than the library
+	 * refuses it with -EINVAL.
+	 */
+	UDMEM_DMA_WAIT = 1u << 2,
 };
 
 /** Capability bits of struct udmem_dma_info.caps. */
@@ -622,7 +629,9 @@ int udmem_dma_list(char ***names);
  *         -EBADF for a descriptor that is not open, -EACCES for a
  *         destination not open for writing, -E2BIG for too many transfers,
  *         -EOPNOTSUPP for an operation the channel lacks, -ENODEV once the
- *         channel is gone.
+ *         channel is gone.  With UDMEM_DMA_WAIT, once the call got the batch
+ *         going, the batch's status (0, or as udmem_dma_wait() gives it), or
+ *         -EINTR when a signal ended the wait (@p seq is set; the batch runs on).
  * @since 1.4.
  */
 int udmem_dma_submit(struct udmem_dma *dma, const struct udmem_dma_xfer *xfers,
@@ -645,7 +654,8 @@ int udmem_dma_wait(struct udmem_dma *dma, uint64_t seq, int64_t timeout_ns, int 
 
 /**
  * @brief Copy with the engine and wait: udmem_dma_submit() of one memcpy,
- *        then udmem_dma_wait().
+ *        then udmem_dma_wait(); one system call when @p timeout_ns is
+ *        negative (UDMEM_DMA_WAIT).
  * @return 0 once the data moved; the batch's negative errno; the errors of
  *         udmem_dma_submit() and udmem_dma_wait().
  * @since 1.4.

@@ -189,6 +189,74 @@ static int udc_ioctl_info(struct udc_file *uf, void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static long udc_timeout_jiffies(s64 ns)
+{
+	unsigned long j;
+
+	if (ns < 0)
+		return MAX_SCHEDULE_TIMEOUT;
+	if (!ns)
+		return 0;
+	j = nsecs_to_jiffies((u64)ns) + 1;
+	return j >= MAX_SCHEDULE_TIMEOUT ? MAX_SCHEDULE_TIMEOUT - 1 : j;
+}
+
+/*
+ * Wait up to @timeout_ns for batch *@seqp (0: the last one, whose number
+ * it is given) and give its status; the errors are WAIT's.
+ */
+static int udc_wait_seq(struct udc_file *uf, u64 *seqp, s64 timeout_ns, s32 *status)
+{
+	struct udc_chan *uc = uf->uc;
+	struct dma_fence *fence = NULL;
+	long left;
+	int ret = 0;
+	u64 seq;
+
+	spin_lock_irq(&uf->lock);
+	if (!*seqp)
+		*seqp = uf->seq;
+	seq = *seqp;
+	if (!seq || seq > uf->seq) {
+		ret = -EINVAL;
+	} else {
+		fence = udc_running_fence(uf, seq);
+		if (!fence && uf->seq - seq >= UDC_STATUS_KEPT)
+			ret = -ENOENT;
+		else if (!fence)
+			*status = uf->status[seq % UDC_STATUS_KEPT];
+	}
+	spin_unlock_irq(&uf->lock);
+	if (ret)
+		return ret;
+	if (fence) {
+		left = dma_fence_wait_timeout(fence, true, udc_timeout_jiffies(timeout_ns));
+		if (left > 0) {
+			ret = dma_fence_get_status(fence);
+			*status = ret < 0 ? ret : 0;
+			ret = 0;
+		} else {
+			ret = left ? -EINTR : -ETIMEDOUT;
+		}
+		dma_fence_put(fence);
+		if (ret)
+			return ret;
+		/* The fence signals just before the batch lets go of its mappings. */
+		wait_event(uf->wait, !udc_seq_running(uf, seq));
+	}
+	/*
+	 * The mappings of DMA-BUFs whose fds are all closed go now: their
+	 * exporter may free the memory once a wait said the transfers ended.
+	 * A submit running in another thread trims when it ends.
+	 */
+	if (mutex_trylock(&uc->lock)) {
+		if (uc->owner == uf && uc->chan)
+			udc_maps_trim(uf);
+		mutex_unlock(&uc->lock);
+	}
+	return 0;
+}
+
 static int udc_ioctl_submit(struct udc_file *uf, void __user *arg)
 {
 	struct udc_chan *uc = uf->uc;
@@ -206,73 +274,28 @@ static int udc_ioctl_submit(struct udc_file *uf, void __user *arg)
 	 * The batch runs: a fault here loses only the numbers, which WAIT
 	 * (seq 0: the last batch) and read() still give.
 	 */
-	return copy_to_user(arg, &sub, sizeof(sub)) ? -EFAULT : 0;
-}
-
-static long udc_timeout_jiffies(s64 ns)
-{
-	unsigned long j;
-
-	if (ns < 0)
-		return MAX_SCHEDULE_TIMEOUT;
-	if (!ns)
-		return 0;
-	j = nsecs_to_jiffies((u64)ns) + 1;
-	return j >= MAX_SCHEDULE_TIMEOUT ? MAX_SCHEDULE_TIMEOUT - 1 : j;
+	if (sub.flags & U_DMA_CHAN_SUBMIT_WAIT) {
+		ret = udc_wait_seq(uf, &sub.seq, -1, &sub.status);
+		if (ret && ret != -EINTR)
+			return ret;
+	}
+	if (copy_to_user(arg, &sub, sizeof(sub)))
+		return -EFAULT;
+	return ret;
 }
 
 static int udc_ioctl_wait(struct udc_file *uf, void __user *arg)
 {
-	struct udc_chan *uc = uf->uc;
 	struct u_dma_chan_wait w;
-	struct dma_fence *fence;
-	long left;
-	int ret = 0;
+	int ret;
 
 	if (copy_from_user(&w, arg, sizeof(w)))
 		return -EFAULT;
 	if (w.reserved0 || w.reserved[0] || w.reserved[1])
 		return -EINVAL;
-	spin_lock_irq(&uf->lock);
-	if (!w.seq)
-		w.seq = uf->seq;
-	if (!w.seq || w.seq > uf->seq) {
-		ret = -EINVAL;
-	} else {
-		fence = udc_running_fence(uf, w.seq);
-		if (!fence && uf->seq - w.seq >= UDC_STATUS_KEPT)
-			ret = -ENOENT;
-		else if (!fence)
-			w.status = uf->status[w.seq % UDC_STATUS_KEPT];
-	}
-	spin_unlock_irq(&uf->lock);
+	ret = udc_wait_seq(uf, &w.seq, w.timeout_ns, &w.status);
 	if (ret)
 		return ret;
-	if (fence) {
-		left = dma_fence_wait_timeout(fence, true, udc_timeout_jiffies(w.timeout_ns));
-		if (left > 0) {
-			ret = dma_fence_get_status(fence);
-			w.status = ret < 0 ? ret : 0;
-			ret = 0;
-		} else {
-			ret = left ? -EINTR : -ETIMEDOUT;
-		}
-		dma_fence_put(fence);
-		if (ret)
-			return ret;
-		/* The fence signals just before the batch lets go of its mappings. */
-		wait_event(uf->wait, !udc_seq_running(uf, w.seq));
-	}
-	/*
-	 * The mappings of DMA-BUFs whose fds are all closed go now: their
-	 * exporter may free the memory once a wait said the transfers ended.
-	 * A submit running in another thread trims when it ends.
-	 */
-	if (mutex_trylock(&uc->lock)) {
-		if (uc->owner == uf && uc->chan)
-			udc_maps_trim(uf);
-		mutex_unlock(&uc->lock);
-	}
 	spin_lock_irq(&uf->lock);
 	w.completed = uf->completed;
 	spin_unlock_irq(&uf->lock);

@@ -788,6 +788,11 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 		ret = udc_plan_one(uf, &x[i], &plans[i]);
 		if (ret)
 			goto out_free;
+		/* A cyclic transfer completes only when stopped: no waiting for it. */
+		if (sub->flags & U_DMA_CHAN_SUBMIT_WAIT && plans[i].period) {
+			ret = -EINVAL;
+			goto out_free;
+		}
 	}
 
 	b->uf = uf;

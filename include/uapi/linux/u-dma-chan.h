@@ -84,8 +84,16 @@ struct u_dma_chan_xfer {
 #define U_DMA_CHAN_SUBMIT_FENCE_FD	(1u << 0)
 /* Queue no completion record for read() for this batch. */
 #define U_DMA_CHAN_SUBMIT_NO_EVENT	(1u << 1)
+/*
+ * Return once the batch has completed, its status in @status: a submit and
+ * a WAIT without a time limit in one call.  Not for cyclic transfers
+ * (EINVAL).  A signal ends the wait with EINTR; the batch runs on and
+ * @seq is set for WAIT.
+ */
+#define U_DMA_CHAN_SUBMIT_WAIT		(1u << 2)
 #define U_DMA_CHAN_SUBMIT_FLAGS		(U_DMA_CHAN_SUBMIT_FENCE_FD | \
-					 U_DMA_CHAN_SUBMIT_NO_EVENT)
+					 U_DMA_CHAN_SUBMIT_NO_EVENT | \
+					 U_DMA_CHAN_SUBMIT_WAIT)
 
 /**
  * struct u_dma_chan_submit - U_DMA_CHAN_IOCTL_SUBMIT
@@ -93,7 +101,8 @@ struct u_dma_chan_xfer {
  * @count: 1..U_DMA_CHAN_MAX_BATCH (0: EINVAL, more: E2BIG)
  * @flags: U_DMA_CHAN_SUBMIT_*
  * @fence_fd: out: the batch's sync_file, or -1
- * @reserved0: must be zero
+ * @status: must be zero; out, with U_DMA_CHAN_SUBMIT_WAIT: the batch's
+ *	status as WAIT gives it (@reserved0 is its older name)
  * @seq: out: the batch's sequence number on this open file, from 1 up
  * @reserved: must be zero
  *
@@ -108,7 +117,10 @@ struct u_dma_chan_submit {
 	__u32 count;
 	__u32 flags;
 	__s32 fence_fd;
-	__u32 reserved0;
+	union {
+		__u32 reserved0;
+		__s32 status;
+	};
 	__u64 seq;
 	__u64 reserved[2];
 };

@@ -173,6 +173,50 @@ TEST_F(dc, copy_unaligned_length_where_channel_allows)
 			      3 * self->info.copy_align, len));
 }
 
+/* One system call: SUBMIT with U_DMA_CHAN_SUBMIT_WAIT returns with the batch done. */
+TEST_F(dc, submit_wait_returns_the_batch_done)
+{
+	struct u_dma_chan_xfer x[2] = {
+		{ .op = U_DMA_CHAN_OP_MEMCPY, .src_fd = self->sfd, .dst_fd = self->dfd,
+		  .length = ut_len / 4 },
+		{ .op = U_DMA_CHAN_OP_MEMCPY, .src_fd = self->sfd, .dst_fd = self->dfd,
+		  .src_offset = ut_len / 4, .dst_offset = ut_len / 4, .length = ut_len / 4 },
+	};
+	struct u_dma_chan_submit sub = {
+		.xfers = (uintptr_t)x, .count = 2, .flags = U_DMA_CHAN_SUBMIT_WAIT,
+	};
+	struct udmem_dma_xfer cyc = {
+		.op = UDMEM_DMA_DEV_TO_MEM, .flags = UDMEM_DMA_CYCLIC, .src_fd = -1,
+		.dst_fd = self->dfd, .length = 16384, .period = 4096,
+	};
+	struct udmem_dma_xfer one = ut_copy(self->dfd, ut_len / 2, self->sfd, 0, 65536);
+	int fd = udmem_dma_fd(self->dma), status = 1;
+	uint64_t seq = 0;
+
+	ASSERT_OK(ioctl(fd, U_DMA_CHAN_IOCTL_SUBMIT, &sub));
+	EXPECT_GE(sub.seq, 1);
+	EXPECT_EQ(sub.status, 0);
+	EXPECT_EQ(sub.fence_fd, -1);
+	/* the data is there when the call returns, with no WAIT */
+	EXPECT_TRUE(ut_copied(self->d, 0, self->s, 0, ut_len / 2));
+	EXPECT_EQ(udmem_dma_wait(self->dma, sub.seq, 0, &status), 0);
+	EXPECT_EQ(status, 0);
+	/* the library's form returns the status */
+	EXPECT_EQ(udmem_dma_submit(self->dma, &one, 1, UDMEM_DMA_WAIT, &seq, NULL), 0);
+	EXPECT_EQ(seq, sub.seq + 1);
+	EXPECT_EQ(memcmp(self->d + ut_len / 2, self->s, 65536), 0);
+	/* input status must be zero, as reserved0 was */
+	sub.status = -5;
+	EXPECT_ERRNO(ioctl(fd, U_DMA_CHAN_IOCTL_SUBMIT, &sub), EINVAL);
+	/* a cyclic transfer never completes by itself: refused, nothing runs */
+	if (self->info.caps & UDMEM_DMA_CAP_CYCLIC) {
+		ASSERT_OK(udmem_dma_slave_config(self->dma, UDMEM_DMA_DEV_TO_MEM, 0, 4, 0));
+		EXPECT_EQ(udmem_dma_submit(self->dma, &cyc, 1, UDMEM_DMA_WAIT, NULL, NULL),
+			  -EINVAL);
+		EXPECT_EQ(udmem_dma_wait(self->dma, 0, 0, &status), 0);
+	}
+}
+
 TEST_F(dc, fence_fd_signals_after_the_data_moved)
 {
 	struct udmem_dma_xfer x = ut_copy(self->dfd, 0, self->sfd, 0, ut_len / 4);
