@@ -48,12 +48,15 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <linux/dma-buf.h>
+#include <linux/sync_file.h>
 #include <linux/u-dma-buf-ioctl.h>
+#include <linux/u-dma-chan.h>
 #include <linux/uiomem.h>
 
 #include "harness.h"
@@ -85,7 +88,7 @@ struct fbuf {
 
 /* the kinds of operation */
 enum { K_CREATE, K_DELETE, K_READ, K_WRITE, K_LSEEK, K_MMAP, K_MAPRW, K_IOCTL, K_SYSFS,
-	K_EXPORT, K_UIO, K_N };
+	K_EXPORT, K_UIO, K_CHAN, K_N };
 
 static unsigned long long g_seed;
 static uint64_t g_rng;
@@ -311,6 +314,8 @@ static void exp_close(struct fexp *e)
 	e->ifd = -1;
 }
 
+static void chan_let_go(void);
+
 static void buf_close(struct fbuf *b)
 {
 	int i;
@@ -343,6 +348,7 @@ static void buf_delete(struct fbuf *b)
 	if (!b->name[0])
 		return;
 	buf_close(b);
+	chan_let_go();
 	op("delete %s (files closed)", b->name);
 	snprintf(cmd, sizeof(cmd), "delete %s\n", b->name);
 	err = mgr_write(cmd, strlen(cmd));
@@ -740,7 +746,7 @@ static void fill_args(uint64_t *a, int n, uint64_t size)
 /* Any ioctl, or an unknown number; the getters must agree with what we know. */
 static void op_ioctl(struct fbuf *b)
 {
-	uint64_t arg[8];
+	uint64_t arg[32] = { 0 };	/* more than any argument of ours: QUERY is 96 bytes */
 	unsigned long cmd = udb_ioctls[rn(ARRAY_SIZE(udb_ioctls))];
 	int which = rn(3), r;
 
@@ -1000,7 +1006,7 @@ static void op_uio(void)
 		break;
 	}
 	case 4: {
-		uint64_t arg[8];
+		uint64_t arg[32] = { 0 };	/* more than any argument of ours: QUERY is 96 bytes */
 		unsigned long cmd;
 		static const unsigned long c[] = {
 			UIOMEM_IOCTL_GET_DRV_INFO, UIOMEM_IOCTL_GET_SIZE,
@@ -1053,7 +1059,1056 @@ static void op_uio(void)
 	g_ok[K_UIO]++;
 }
 
+/* --------------------------------------------------------- u-dma-chan */
+
+/*
+ * A DMA channel of u-dma-chan, made through its manager (FUZZ_DMA=1 says
+ * one can be: suite.sh tried).  The channel's engine is slow on QEMU (the
+ * edu device moves a chunk of up to 4 KiB in 100 ms), so the transfers it
+ * may run are counted in chunks (FUZZ_DMA_CHUNKS, default 64); a batch that
+ * would run more is made invalid (a reserved field set) and only checked
+ * for its refusal.  Every batch accepted is waited for before the next
+ * operation: no choice depends on timing.
+ */
+#define CMGR		"/dev/u-dma-chan-mgr"
+#define CCLS		"u-dma-chan"
+#define NFENCE		4		/* fences of past batches kept open */
+#define NREC		4096		/* records the driver keeps for read() */
+#define NSTAT		64		/* statuses of the last batches we know */
+#define CHUNK		4032		/* bytes the edu engine moves at once */
+
+static int g_cmgr = -1;			/* the channel manager; -1: no channel */
+static char g_cname[32];		/* our channel, "" when none */
+static unsigned long g_cnames;		/* for fresh channel names */
+static int g_cfd = -1;			/* the channel open, or -1 */
+static bool g_cnonblock;		/* g_cfd is O_NONBLOCK */
+static bool g_cgone;			/* deleted while open */
+static struct u_dma_chan_info g_cinfo;
+static uint64_t g_cseq;			/* the last batch of this open file */
+static int g_cstat[NSTAT];		/* its statuses: [seq % NSTAT] */
+static uint64_t g_csub;			/* batches the channel ran since made */
+static uint64_t g_rseq[NREC];		/* records to read: a ring */
+static int g_rst[NREC];
+static unsigned int g_rhead, g_rn;
+static int g_fence[NFENCE];
+static long g_dma_left;			/* chunks the engine may still move */
+static int g_rexp = -1;			/* a writable export of the region, whole */
+static int g_file = -1;			/* a regular file */
+static unsigned long g_sub[3];		/* batches refused, run, data checked */
+
+/* What a transfer names as its source or destination. */
+struct dref {
+	int fd;
+	uint8_t *shadow;	/* its bytes' shadow (NULL: not a DMA-BUF we know) */
+	uint64_t size;		/* its DMA-BUF's size */
+	int rfd;		/* a file to pread its bytes from, at base */
+	uint64_t base;
+	const void *obj;	/* the memory below it */
+	unsigned int bad;	/* why it cannot be used (R_*), 0 if it can */
+	bool ro;		/* an O_RDONLY DMA-BUF: EACCES as a destination */
+	char what[24];
+};
+
+/* reasons for a refusal, as errnos of SUBMIT */
+enum { R_EBADF = 1, R_EINVAL = 2, R_EACCES = 4, R_EOPNOTSUPP = 8 };
+
+static bool err_in(int err, unsigned int mask)
+{
+	return (err == EBADF && mask & R_EBADF) || (err == EINVAL && mask & R_EINVAL) ||
+	       (err == EACCES && mask & R_EACCES) || (err == EOPNOTSUPP && mask & R_EOPNOTSUPP);
+}
+
+static bool status_known(int st)
+{
+	return st == 0 || st == -EIO || st == -ECANCELED || st == -ENODEV || st == -EBUSY;
+}
+
+static void rec_push(uint64_t seq, int st)
+{
+	if (g_rn == NREC) {		/* the driver drops the oldest */
+		g_rhead = (g_rhead + 1) % NREC;
+		g_rn--;
+	}
+	g_rseq[(g_rhead + g_rn) % NREC] = seq;
+	g_rst[(g_rhead + g_rn) % NREC] = st;
+	g_rn++;
+}
+
+static void chan_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/%s", g_cname);
+	g_cnonblock = rn(2);
+	op("open %s%s", path, g_cnonblock ? " O_NONBLOCK" : "");
+	g_cfd = open(path, (rn(2) ? O_RDWR : O_RDONLY) | (g_cnonblock ? O_NONBLOCK : 0));
+	CHECK(g_cfd >= 0, "open %s, not open elsewhere: %s", path, strerror(errno));
+	g_cseq = 0;
+	g_rn = 0;
+	g_cgone = false;
+	memset(&g_cinfo, 0, sizeof(g_cinfo));
+	CHECK(ioctl(g_cfd, U_DMA_CHAN_IOCTL_INFO, &g_cinfo) == 0, "INFO of %s: %s", g_cname,
+	      strerror(errno));
+	CHECK(g_cinfo.abi_version == U_DMA_CHAN_ABI_VERSION &&
+	      g_cinfo.max_batch == U_DMA_CHAN_MAX_BATCH && !strcmp(g_cinfo.name, g_cname) &&
+	      g_cinfo.copy_align && !(g_cinfo.copy_align & (g_cinfo.copy_align - 1)) &&
+	      g_cinfo.caps & U_DMA_CHAN_CAP_MEMCPY && g_cinfo.max_segment,
+	      "INFO of %s: abi %u batch %u name '%.60s' align %u caps 0x%llx", g_cname,
+	      g_cinfo.abi_version, g_cinfo.max_batch, g_cinfo.name, g_cinfo.copy_align,
+	      (unsigned long long)g_cinfo.caps);
+}
+
+static void chan_close(void)
+{
+	if (g_cfd < 0)
+		return;
+	op("close %s", g_cname);
+	close(g_cfd);
+	g_cfd = -1;
+	g_rn = 0;
+	if (g_cgone) {		/* its name is free now */
+		g_cname[0] = '\0';
+		g_cgone = false;
+	}
+}
+
+static int cmgr_write(const char *cmd, size_t len)
+{
+	ssize_t n = write(g_cmgr, cmd, len);
+
+	return n < 0 ? errno : 0;
+}
+
+/* A fresh channel by the manager, opened. */
+static void chan_create(void)
+{
+	char cmd[96];
+	int err;
+
+	snprintf(g_cname, sizeof(g_cname), "fuzz-c%lu", g_cnames++);
+	snprintf(cmd, sizeof(cmd), "create %s memcpy\n", g_cname);
+	op("channel manager '%s'", cmd);
+	err = cmgr_write(cmd, strlen(cmd));
+	CHECK(err == 0, "'%.60s' with a free channel: %s", cmd, strerror(err));
+	g_csub = 0;
+	chan_open();
+}
+
+/* The manager deletes our channel; its file, if open, stays so. */
+static void chan_delete(void)
+{
+	char cmd[96];
+	int err;
+
+	snprintf(cmd, sizeof(cmd), "delete %s\n", g_cname);
+	op("channel manager '%s'%s", cmd, g_cfd >= 0 ? " (open)" : "");
+	err = cmgr_write(cmd, strlen(cmd));
+	CHECK(err == 0, "'%.60s': %s", cmd, strerror(err));
+	CHECK(!ut_sysfs_exists(CCLS, g_cname) || g_cfd >= 0, "%s is still there after delete",
+	      g_cname);
+	g_cgone = g_cfd >= 0;
+	if (g_cfd < 0)
+		g_cname[0] = '\0';
+}
+
+/*
+ * Let go of the buffers' DMA-BUFs the channel still maps, so that a buffer
+ * whose files are closed can be deleted: a WAIT trims them, a close drops
+ * them.
+ */
+static void chan_let_go(void)
+{
+	struct u_dma_chan_wait w = { .timeout_ns = -1 };
+
+	if (g_cfd < 0)
+		return;
+	if (g_cgone || !g_cseq) {
+		chan_close();
+		return;
+	}
+	CHECK(ioctl(g_cfd, U_DMA_CHAN_IOCTL_WAIT, &w) == 0, "WAIT for the last batch: %s",
+	      strerror(errno));
+}
+
+static void chan_init(void)
+{
+	const char *v = getenv("FUZZ_DMA");
+	int i;
+
+	for (i = 0; i < NFENCE; i++)
+		g_fence[i] = -1;
+	if (!v || strcmp(v, "1"))
+		return;
+	g_dma_left = strtol(ut_env("FUZZ_DMA_CHUNKS", "64"), NULL, 0);
+	g_cmgr = open(CMGR, O_WRONLY);
+	CHECK(g_cmgr >= 0, "open %s: %s", CMGR, strerror(errno));
+	g_file = open("/tmp/fuzz-file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(g_file >= 0 && ftruncate(g_file, 65536) == 0, "a regular file: %s",
+	      strerror(errno));
+	chan_create();
+	if (g_uio >= 0) {
+		struct uiomem_export x = { .flags = O_RDWR | O_CLOEXEC, .size = g_uio_size };
+		uint64_t phys = ~0ULL;
+
+		/* the region as a DMA-BUF, if the engine reaches it (no IOMMU here) */
+		if (ioctl(g_uio, UIOMEM_IOCTL_GET_PHYS_ADDR, &phys) == 0 &&
+		    phys + g_uio_size - 1 <= g_cinfo.dma_mask &&
+		    ioctl(g_uio, UIOMEM_IOCTL_EXPORT, &x) == 0)
+			g_rexp = x.fd;
+		else
+			printf("# fuzz: the region (at 0x%llx) is not a DMA-BUF for %s (mask 0x%llx)\n",
+			       (unsigned long long)phys, g_cinfo.device,
+			       (unsigned long long)g_cinfo.dma_mask);
+	}
+}
+
+static void chan_fini(void)
+{
+	char path[300];
+	DIR *d;
+	struct dirent *e;
+	int i;
+
+	if (g_cmgr < 0)
+		return;
+	printf("# fuzz: %s: %lu batches refused, %lu run (%lu copies checked), %ld chunks of "
+	       "the budget left%s\n", g_cinfo.channel, g_sub[0], g_sub[1], g_sub[2], g_dma_left,
+	       g_rexp < 0 ? "" : ", the region among the DMA-BUFs");
+	for (i = 0; i < NFENCE; i++)
+		if (g_fence[i] >= 0)
+			close(g_fence[i]);
+	if (g_cname[0]) {
+		if (!g_cgone && g_cfd >= 0 && rn(2))
+			chan_close();
+		chan_delete();
+	}
+	chan_close();
+	if (g_rexp >= 0)
+		close(g_rexp);
+	close(g_file);
+	unlink("/tmp/fuzz-file");
+	close(g_cmgr);
+	d = opendir("/sys/class/" CCLS);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s", e->d_name);
+		CHECK(strncmp(path, "fuzz", 4), "channel %s left behind", path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A source or destination of a transfer: a DMA-BUF of ours, or the wrong kind of fd. */
+static void pick_ref(struct dref *r, struct fbuf **ro_of, int *ro_fd, bool clean)
+{
+	struct fbuf *b = pick_buf();
+	struct fexp *e = b ? &b->exp[rn(NEXP)] : NULL;
+	unsigned int k = rn(clean ? 20 : 24);
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if (k >= 17 && k < 20 && g_rexp < 0)
+		k = 0;
+	if (k < 17) {
+		if (!e || e->fd < 0) {
+			snprintf(r->what, sizeof(r->what), "no-export");
+			r->bad = R_EBADF;
+			return;
+		}
+		r->fd = e->fd;
+		r->shadow = b->shadow + e->off;
+		r->size = e->size;
+		r->rfd = b->fd[0];
+		r->base = e->off;
+		r->obj = b;
+		snprintf(r->what, sizeof(r->what), "%.8s@%llu", b->name + 5,
+			 (unsigned long long)e->off);
+		return;
+	}
+	switch (k) {
+	case 17: case 18: case 19:
+		r->fd = g_rexp;
+		r->shadow = g_uio_shadow;
+		r->size = g_uio_size;
+		r->rfd = g_uio;
+		r->obj = g_uio_shadow;
+		snprintf(r->what, sizeof(r->what), "region");
+		return;
+	case 20:	/* a read-only export, closed after the submit */
+		if (b && *ro_fd < 0) {
+			struct u_dma_buf_ioctl_export_args ea = {
+				.flags = O_RDONLY | O_CLOEXEC, .size = b->size,
+			};
+
+			if (ioctl(b->fd[0], U_DMA_BUF_IOCTL_EXPORT, &ea) == 0) {
+				*ro_fd = ea.fd;
+				*ro_of = b;
+			}
+		}
+		if (*ro_fd >= 0) {
+			b = *ro_of;
+			r->fd = *ro_fd;
+			r->shadow = b->shadow;
+			r->size = b->size;
+			r->rfd = b->fd[0];
+			r->obj = b;
+			r->ro = true;
+			snprintf(r->what, sizeof(r->what), "ro-%.8s", b->name + 5);
+			return;
+		}
+		r->bad = R_EBADF;
+		snprintf(r->what, sizeof(r->what), "no-ro-export");
+		return;
+	case 21:	/* files that are not DMA-BUFs */
+		fd = (int[]){ g_file, g_cfd, g_cmgr, b ? b->fd[0] : g_file, g_mgr,
+			      g_fence[0] >= 0 ? g_fence[0] : g_file }[rn(6)];
+		r->fd = fd;
+		r->bad = fd >= 0 ? R_EINVAL : R_EBADF;
+		snprintf(r->what, sizeof(r->what), "not-dmabuf-%d", fd);
+		return;
+	default:	/* no file */
+		/* numbers far above what the fuzzer opens: a later open cannot take them */
+		fd = (int[]){ -1, 1 << 20, INT32_MAX, INT32_MIN }[rn(4)];
+		if (rn(2))
+			fd = 900 + rn(100);
+		if (fd >= 0 && fd < 1000)
+			CHECK(fcntl(fd, F_GETFD) < 0, "fd %d is open", fd);
+		r->fd = fd;
+		r->bad = R_EBADF;
+		snprintf(r->what, sizeof(r->what), "closed-%d", fd);
+		return;
+	}
+}
+
+/* An offset and length in an object of @size bytes: mostly fit, else at the edges. */
+static void pick_range(uint64_t size, uint64_t align, uint64_t *off, uint64_t *len,
+		       bool clean)
+{
+	uint64_t maxlen = size < 2048 ? size : 2048;
+
+	if (clean || rn(4)) {
+		*len = (1 + rn(maxlen / align)) * align;
+		*off = rn((size - *len) / align + 1) * align;
+		if (!clean && rn(6) == 0 && align > 1)
+			*(rn(2) ? off : len) |= 1 + rn(align - 1);	/* unaligned */
+		return;
+	}
+	*off = rn(3) ? edge(size) : rn(2) ? size - align : 0;
+	switch (rn(8)) {
+	case 0:
+		*len = 0;
+		break;
+	case 1:
+		*len = size - *off;
+		break;
+	case 2:
+		*len = size - *off + align;
+		break;
+	case 3:
+		*len = ~0ULL - *off + 1 + rn(2) * align;	/* wraps */
+		break;
+	default:
+		*len = edge(size);
+		break;
+	}
+}
+
+static bool overlap(uint64_t a, uint64_t b, uint64_t len)
+{
+	return a < b + len && b < a + len;
+}
+
+/* Why the kernel must refuse transfer @x (R_*), 0 when it must take it. */
+static unsigned int xfer_bad(const struct u_dma_chan_xfer *x, const struct dref *s,
+			     const struct dref *d)
+{
+	bool cyclic = x->flags & U_DMA_CHAN_XFER_CYCLIC;
+	uint64_t caps = g_cinfo.caps, align = g_cinfo.copy_align, end;
+	unsigned int bad = 0;
+	bool need_s = true, need_d = true;
+
+	if (x->reserved[0] || x->reserved[1] || x->flags & ~U_DMA_CHAN_XFER_FLAGS ||
+	    !x->length || (!cyclic && x->period))
+		bad |= R_EINVAL;
+	switch (x->op) {
+	case U_DMA_CHAN_OP_MEMCPY:
+		if (cyclic)
+			bad |= R_EINVAL;
+		break;
+	case U_DMA_CHAN_OP_DEV_TO_MEM:
+		need_s = false;
+		align = 1;
+		if (x->src_fd != -1 || x->src_offset)
+			bad |= R_EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_DEV_TO_MEM))
+			bad |= R_EOPNOTSUPP;
+		break;
+	case U_DMA_CHAN_OP_MEM_TO_DEV:
+		need_d = false;
+		align = 1;
+		if (x->dst_fd != -1 || x->dst_offset)
+			bad |= R_EINVAL;
+		if (!(caps & U_DMA_CHAN_CAP_MEM_TO_DEV))
+			bad |= R_EOPNOTSUPP;
+		break;
+	default:
+		return bad | R_EINVAL;
+	}
+	if (cyclic && (!x->period || x->length % x->period))
+		bad |= R_EINVAL;
+	if (cyclic && !(caps & U_DMA_CHAN_CAP_CYCLIC))
+		bad |= R_EOPNOTSUPP;
+	if (need_s) {
+		bad |= s->bad;
+		if (!s->bad && (__builtin_add_overflow(x->src_offset, x->length, &end) ||
+				end > s->size || (x->src_offset | x->length) & (align - 1)))
+			bad |= R_EINVAL;
+	}
+	if (need_d) {
+		bad |= d->bad | (d->ro ? R_EACCES : 0);
+		if (!d->bad && (__builtin_add_overflow(x->dst_offset, x->length, &end) ||
+				end > d->size || (x->dst_offset | x->length) & (align - 1)))
+			bad |= R_EINVAL;
+	}
+	if (need_s && need_d && !s->bad && s->fd == d->fd &&
+	    overlap(x->src_offset, x->dst_offset, x->length))
+		bad |= R_EINVAL;
+	return bad;
+}
+
+/* Wait for batch @seq by its fence and WAIT; its status. */
+static int chan_complete(uint64_t seq, int fence)
+{
+	struct u_dma_chan_wait w = { .seq = seq, .timeout_ns = -1 };
+	struct pollfd p = { .fd = fence, .events = POLLIN };
+	int r;
+
+	if (fence >= 0) {
+		do
+			r = poll(&p, 1, -1);
+		while (r < 0 && errno == EINTR);
+		CHECK(r == 1 && p.revents & POLLIN, "poll of batch %llu's fence: %d 0x%x",
+		      (unsigned long long)seq, r, p.revents);
+	}
+	CHECK(ioctl(g_cfd, U_DMA_CHAN_IOCTL_WAIT, &w) == 0, "WAIT for batch %llu: %s",
+	      (unsigned long long)seq, strerror(errno));
+	CHECK(w.completed == seq, "WAIT: %llu batches completed, %llu submitted",
+	      (unsigned long long)w.completed, (unsigned long long)seq);
+	CHECK(status_known(w.status), "batch %llu completed with status %d, not one "
+	      "docs/dma.md lists", (unsigned long long)seq, w.status);
+	if (fence >= 0) {
+		struct sync_file_info fi = { 0 };
+
+		CHECK(ioctl(fence, SYNC_IOC_FILE_INFO, &fi) == 0 &&
+		      fi.status == (w.status ? w.status : 1),
+		      "the fence of batch %llu: status %d, WAIT says %d",
+		      (unsigned long long)seq, fi.status, w.status);
+	}
+	return w.status;
+}
+
+/* Compare [off, off + len) of @r with its shadow; with @adopt, take the bytes instead. */
+static void ref_compare(const struct dref *r, uint64_t off, uint64_t len, bool adopt,
+			const char *when)
+{
+	static uint8_t tmp[65536];
+	uint64_t i, n;
+
+	while (len) {
+		n = len < sizeof(tmp) ? len : sizeof(tmp);
+		CHECK(ut_pread_all(r->rfd, tmp, n, r->base + off) == 0, "read back %s: %s",
+		      r->what, strerror(errno));
+		if (adopt) {
+			memcpy(r->shadow + off, tmp, n);
+		} else if (memcmp(tmp, r->shadow + off, n)) {
+			for (i = 0; tmp[i] == r->shadow[off + i]; i++)
+				;
+			broken("%s: %s byte %llu is 0x%02x, want 0x%02x", when, r->what,
+			       (unsigned long long)(off + i), tmp[i], r->shadow[off + i]);
+		}
+		off += n;
+		len -= n;
+	}
+}
+
+/* SUBMIT a batch of 1..4 transfers (or an odd count) and check what comes of it. */
+static void chan_submit(void)
+{
+	static struct u_dma_chan_xfer x[U_DMA_CHAN_MAX_BATCH + 2];
+	static struct dref s[U_DMA_CHAN_MAX_BATCH + 2], d[U_DMA_CHAN_MAX_BATCH + 2];
+	struct u_dma_chan_submit sub = { 0 };
+	unsigned int n = 1 + rn(4), i, bad = 0, first = 0, sbad = 0;
+	struct fbuf *ro_of = NULL;
+	int ro_fd = -1, err, st, fence;
+	bool weird = false, term, forced = false, clean = rn(2);
+	long cost = 0;
+	uint64_t cnt;
+
+	/* a clean batch has good DMA-BUFs and ranges, and no field set wrong on purpose */
+	switch (clean ? 2 : rn(16)) {
+	case 0:
+		n = 0;
+		break;
+	case 1:
+		n = rn(2) ? U_DMA_CHAN_MAX_BATCH + 1 : U_DMA_CHAN_MAX_BATCH;
+		break;
+	}
+	cnt = n;
+	for (i = 0; i < n && i < ARRAY_SIZE(x); i++) {
+		struct u_dma_chan_xfer *t = &x[i];
+		unsigned int o = rn(10);
+
+		memset(t, 0, sizeof(*t));
+		if (i >= 4) {			/* a big batch: copies of the first */
+			*t = x[i % 4];
+			s[i] = s[i % 4];
+			d[i] = d[i % 4];
+			continue;
+		}
+		if (clean)
+			o %= 9;
+		t->op = o < 7 ? U_DMA_CHAN_OP_MEMCPY : o < 8 ? U_DMA_CHAN_OP_DEV_TO_MEM :
+			o < 9 ? U_DMA_CHAN_OP_MEM_TO_DEV : (rn(2) ? 3 : (uint32_t)rnd());
+		pick_ref(&s[i], &ro_of, &ro_fd, clean);
+		pick_ref(&d[i], &ro_of, &ro_fd, clean);
+		if (t->op == U_DMA_CHAN_OP_MEMCPY || t->op > 2) {
+			uint64_t sz = s[i].bad ? 65536 : s[i].size, off, len;
+
+			pick_range(sz < (d[i].bad ? 65536 : d[i].size) ? sz :
+				   (d[i].bad ? 65536 : d[i].size), g_cinfo.copy_align,
+				   &off, &len, clean);
+			t->src_offset = off;
+			t->length = len;
+			t->dst_offset = clean || rn(4) ? rn(((d[i].bad ? 65536 : d[i].size) -
+						     (t->length < d[i].size ? t->length : 0)) /
+						    g_cinfo.copy_align + 1) * g_cinfo.copy_align :
+				edge(d[i].size);
+			if (rn(8) == 0) {	/* the same DMA-BUF, overlapping or not */
+				d[i] = s[i];
+				t->dst_offset = t->src_offset + rn(2) * t->length +
+						(rn(2) ? -1 : 1) * rn(3) * g_cinfo.copy_align;
+			}
+		} else {
+			/*
+			 * Slave transfers stay 4-byte aligned: edu's prep refuses
+			 * others, which costs 5 s of a stalled submit.
+			 */
+			struct dref *m = t->op == U_DMA_CHAN_OP_DEV_TO_MEM ? &d[i] : &s[i];
+			uint64_t sz = m->bad ? 65536 : m->size, off, len;
+
+			pick_range(sz, 4, &off, &len, clean);
+			off &= ~3ULL;
+			len &= ~3ULL;
+			if (t->op == U_DMA_CHAN_OP_DEV_TO_MEM) {
+				t->dst_offset = off;
+				s[i].fd = -1;
+				s[i].bad = 0;
+				if (!clean && rn(8) == 0)
+					t->src_fd = s[i].fd = rn(2) ? 0 : g_file;
+				else
+					t->src_fd = -1;
+			} else {
+				t->src_offset = off;
+				d[i].fd = clean || rn(8) ? -1 : g_file;
+				d[i].bad = 0;
+				t->dst_fd = d[i].fd;
+			}
+			t->length = len;
+			if (rn(3) == 0) {
+				t->flags |= U_DMA_CHAN_XFER_CYCLIC;
+				t->period = clean || rn(4) ? len / (1 + rn(4)) & ~3ULL : rnd();
+			}
+		}
+		if (t->op != U_DMA_CHAN_OP_DEV_TO_MEM || (!clean && rn(8) == 0))
+			t->src_fd = s[i].fd;
+		if (t->op != U_DMA_CHAN_OP_MEM_TO_DEV || (!clean && rn(8) == 0))
+			t->dst_fd = d[i].fd;
+		if (rn(3) == 0)
+			t->flags |= U_DMA_CHAN_XFER_NO_SYNC;
+		if (clean)
+			continue;
+		if (rn(16) == 0)
+			t->flags |= 1u << rn(32);
+		if (rn(16) == 0)
+			t->period = rn(2) ? t->length : rnd();
+		if (rn(16) == 0)
+			t->reserved[rn(2)] = 1ULL << rn(64);
+	}
+	for (i = 0; i < n && i < ARRAY_SIZE(x); i++) {
+		unsigned int why = xfer_bad(&x[i], &s[i], &d[i]);
+
+		if (why && !bad) {
+			bad = why;
+			first = i;
+		}
+		if (x[i].flags & U_DMA_CHAN_XFER_CYCLIC)
+			cost += 4;
+		else if (x[i].length)
+			cost += (1 + (x[i].length - 1) / CHUNK) *
+				(x[i].op == U_DMA_CHAN_OP_MEMCPY ? 2 : 1);
+		if (d[i].obj && s[i].obj == d[i].obj && s[i].fd != d[i].fd &&
+		    overlap(s[i].base + x[i].src_offset, d[i].base + x[i].dst_offset,
+			    x[i].length))
+			weird = true;	/* the same memory through two DMA-BUFs */
+	}
+	sub.xfers = (uintptr_t)x;
+	sub.count = n;
+	sub.flags = rn(2) ? U_DMA_CHAN_SUBMIT_FENCE_FD : 0;
+	if (rn(4) == 0)
+		sub.flags |= U_DMA_CHAN_SUBMIT_NO_EVENT;
+	if (!clean && rn(16) == 0)
+		sub.flags |= 1u << rn(32);
+	if (!clean && rn(16) == 0)
+		sub.reserved0 = 1;
+	if (!clean && rn(16) == 0)
+		sub.reserved[rn(2)] = 1;
+	if (!clean && rn(24) == 0) {
+		sub.xfers = rn(2) ? 0 : (uintptr_t)-4096;
+		cnt = 1 + rn(4);
+		sub.count = cnt;
+	}
+	sub.fence_fd = rnd();
+	sub.seq = rnd();
+	if (!bad && cnt && cnt <= U_DMA_CHAN_MAX_BATCH && sub.xfers == (uintptr_t)x &&
+	    cost > g_dma_left) {
+		sub.reserved[1] = 1;	/* over the budget: must be refused */
+		forced = true;
+	}
+	if (sub.flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub.reserved0 || sub.reserved[0] ||
+	    sub.reserved[1] || !cnt)
+		sbad = R_EINVAL;
+	term = rn(8) == 0;
+	op("SUBMIT %u transfer(s) flags 0x%x%s: %s op %u fl 0x%x %s+%llu -> %s+%llu len %llu "
+	   "period %llu%s", sub.count, sub.flags, sbad ? " (bad header)" : "",
+	   bad ? "bad" : "good", x[0].op, x[0].flags, s[0].what,
+	   (unsigned long long)x[0].src_offset, d[0].what, (unsigned long long)x[0].dst_offset,
+	   (unsigned long long)x[0].length, (unsigned long long)x[0].period,
+	   forced ? " (over the budget)" : "");
+	err = ioctl(g_cfd, U_DMA_CHAN_IOCTL_SUBMIT, &sub) ? errno : 0;
+	if (ro_fd >= 0)
+		close(ro_fd);
+	if (sbad)
+		CHECK(err == EINVAL, "SUBMIT with a bad header: %s, want EINVAL",
+		      err ? strerror(err) : "success");
+	else if (cnt > U_DMA_CHAN_MAX_BATCH)
+		CHECK(err == E2BIG, "SUBMIT of %llu transfers: %s, want E2BIG",
+		      (unsigned long long)cnt, err ? strerror(err) : "success");
+	else if (sub.xfers != (uintptr_t)x)
+		CHECK(err == EFAULT, "SUBMIT of transfers at 0x%llx: %s, want EFAULT",
+		      (unsigned long long)sub.xfers, err ? strerror(err) : "success");
+	else if (bad)
+		CHECK(err_in(err, bad), "SUBMIT refusing transfer %u (reasons 0x%x): %s",
+		      first, bad, err ? strerror(err) : "success");
+	else
+		CHECK(err == 0, "SUBMIT of a good batch: %s", strerror(err));
+	g_sub[!err]++;
+	if (err) {
+		/* nothing moved */
+		for (i = 0; i < n && i < 4; i++)
+			if (d[i].shadow && !d[i].bad && x[i].dst_offset < d[i].size)
+				ref_compare(&d[i], x[i].dst_offset,
+					    x[i].length < d[i].size - x[i].dst_offset ?
+					    x[i].length : d[i].size - x[i].dst_offset, false,
+					    "after a refused SUBMIT");
+		return;
+	}
+	g_ok[K_CHAN]++;
+	g_dma_left -= cost;
+	CHECK(sub.seq == g_cseq + 1, "SUBMIT gave seq %llu after %llu",
+	      (unsigned long long)sub.seq, (unsigned long long)g_cseq);
+	CHECK((sub.flags & U_DMA_CHAN_SUBMIT_FENCE_FD) ? sub.fence_fd >= 0 : sub.fence_fd == -1,
+	      "SUBMIT flags 0x%x gave fence fd %d", sub.flags, sub.fence_fd);
+	g_cseq = sub.seq;
+	g_csub++;
+	fence = sub.flags & U_DMA_CHAN_SUBMIT_FENCE_FD ? sub.fence_fd : -1;
+	for (i = 0; i < n; i++)
+		term |= !!(x[i].flags & U_DMA_CHAN_XFER_CYCLIC);
+	if (term)
+		CHECK(ioctl(g_cfd, U_DMA_CHAN_IOCTL_TERMINATE) == 0, "TERMINATE: %s",
+		      strerror(errno));
+	st = chan_complete(sub.seq, fence);
+	g_cstat[sub.seq % NSTAT] = st;
+	if (!(sub.flags & U_DMA_CHAN_SUBMIT_NO_EVENT))
+		rec_push(sub.seq, st);
+	if (fence >= 0) {
+		i = rn(NFENCE);
+		if (g_fence[i] >= 0)
+			close(g_fence[i]);
+		g_fence[i] = fence;
+	}
+	CHECK(st == 0 || (term && st == -ECANCELED), "batch %llu completed with %d%s",
+	      (unsigned long long)sub.seq, st, term ? " after TERMINATE" : "");
+	/* the data: copies in order on the shadows; what the engine made otherwise is taken */
+	g_sub[2] += !st && !weird && x[0].op == U_DMA_CHAN_OP_MEMCPY;
+	for (i = 0; i < n; i++)
+		if (x[i].op == U_DMA_CHAN_OP_MEMCPY && !st && !weird)
+			memmove(d[i].shadow + x[i].dst_offset, s[i].shadow + x[i].src_offset,
+				x[i].length);
+	for (i = 0; i < n; i++) {
+		char when[160];
+
+		snprintf(when, sizeof(when), "transfer %u of %u (op %u fl 0x%x %s+%llu -> %s+%llu "
+			 "len %llu) done", i, n, x[i].op, x[i].flags, s[i].what,
+			 (unsigned long long)x[i].src_offset, d[i].what,
+			 (unsigned long long)x[i].dst_offset, (unsigned long long)x[i].length);
+		if (x[i].op != U_DMA_CHAN_OP_MEM_TO_DEV)
+			ref_compare(&d[i], x[i].dst_offset, x[i].length,
+				    x[i].op != U_DMA_CHAN_OP_MEMCPY || st || weird, when);
+	}
+}
+
+/* Manager commands with odd names, channels and syntax; a channel made is deleted. */
+static void chan_mgr(void)
+{
+	static const struct { const char *cmd; int err, err2; } c[] = {
+		{ "\n", EINVAL }, { "create\n", EINVAL }, { "create fuzz-cx\n", EINVAL },
+		{ "create fuzz-cx memcpy extra\n", EINVAL }, { "delete\n", EINVAL },
+		{ "delete fuzz-cx extra\n", EINVAL }, { "frobnicate fuzz-cx memcpy\n", EINVAL },
+		{ "create ../fuzz memcpy\n", EINVAL, ENODEV },
+		{ "create fuzz/x memcpy\n", EINVAL, ENODEV },
+		{ "create . memcpy\n", EINVAL, ENODEV }, { "create .. memcpy\n", EINVAL, ENODEV },
+		{ "create fuzz-\xff memcpy\n", EINVAL, ENODEV },
+		{ "create fuzz-\x01 memcpy\n", EINVAL, ENODEV },
+		{ "CREATE fuzz-cx memcpy\n", EINVAL }, { "create fuzz-cx nosuchchan\n", ENODEV },
+		{ "create fuzz-cx dma99chan99\n", ENODEV }, { "create fuzz-cx MEMCPY\n", ENODEV },
+		{ "create fuzz-cx \n", EINVAL }, { "delete fuzz-none\n", ENOENT },
+		{ "delete u-dma-chan-mgr\n", ENOENT },
+		{ "create fuzz-cx memcpy\ncreate fuzz-cy memcpy\n", EINVAL },
+		{ "delete\tfuzz-none", ENOENT },
+	};
+	char cmd[400], name[80];
+	unsigned int k = rn(ARRAY_SIZE(c) + 4);
+	int err, want = 0, want2 = 0;
+	bool fresh = false;
+
+	if (k < ARRAY_SIZE(c)) {
+		snprintf(cmd, sizeof(cmd), "%s", c[k].cmd);
+		want = c[k].err;
+		want2 = c[k].err2 ? c[k].err2 : want;
+	} else if (k == ARRAY_SIZE(c)) {		/* the name taken */
+		snprintf(cmd, sizeof(cmd), "create %s memcpy\n", g_cname);
+		want = EEXIST;
+		want2 = ENODEV;
+	} else if (k == ARRAY_SIZE(c) + 1) {		/* too long a line */
+		memset(cmd, 'x', sizeof(cmd) - 1);
+		cmd[sizeof(cmd) - 1] = '\0';
+		memcpy(cmd, "create ", 7);
+		want = want2 = EINVAL;
+	} else {					/* 63 or 64 bytes, odd but allowed bytes */
+		unsigned int len = rn(2) ? 63 : 64, i;
+
+		snprintf(name, sizeof(name), "fuzz-x%lu", g_cnames++);
+		for (i = strlen(name); i < len; i++)
+			name[i] = "~.-_:@+=!"[rn(9)];
+		name[len - (rn(2) ? 0 : len - 8)] = '\0';
+		snprintf(cmd, sizeof(cmd), "create %s memcpy\n", name);
+		fresh = strlen(name) < 64;
+		want = fresh ? 0 : EINVAL;
+		want2 = ENODEV;
+	}
+	op("channel manager '%.100s'", cmd);
+	err = cmgr_write(cmd, strlen(cmd));
+	CHECK(err == want || err == want2, "manager '%.80s': %s, want %s", cmd,
+	      err ? strerror(err) : "success", strerror(want));
+	if (err)
+		return;
+	g_ok[K_CHAN]++;
+	CHECK(fresh, "manager '%.80s' worked", cmd);
+	CHECK(ut_sysfs_exists(CCLS, name), "created %s, no class device", name);
+	snprintf(cmd, sizeof(cmd), "delete %s\n", name);
+	err = cmgr_write(cmd, strlen(cmd));
+	CHECK(err == 0, "delete of %.70s just made: %s", name, strerror(err));
+}
+
+/* WAIT with edge values: a batch of this file is known, else EINVAL/ENOENT. */
+static void chan_wait(void)
+{
+	struct u_dma_chan_wait w = { 0 };
+	uint64_t seq;
+	int err;
+
+	switch (rn(6)) {
+	case 0:
+		seq = 0;
+		break;
+	case 1:
+		seq = g_cseq + 1 + rn(2);
+		break;
+	case 2:
+		seq = rn(2) ? ~0ULL : 1ULL << 63;
+		break;
+	default:
+		seq = g_cseq > NSTAT ? g_cseq - rn(NSTAT) : 1 + rn(g_cseq + 1);
+		break;
+	}
+	w.seq = seq;
+	w.timeout_ns = (int64_t[]){ 0, 1, -1, INT64_MIN, INT64_MAX, 1000000 }[rn(6)];
+	if (rn(10) == 0)
+		w.reserved0 = 1;
+	else if (rn(10) == 0)
+		w.reserved[rn(2)] = 1;
+	w.status = rnd();
+	w.completed = rnd();
+	op("WAIT seq %llu timeout %lld (last %llu)", (unsigned long long)seq,
+	   (long long)w.timeout_ns, (unsigned long long)g_cseq);
+	err = ioctl(g_cfd, U_DMA_CHAN_IOCTL_WAIT, &w) ? errno : 0;
+	if (w.reserved0 || w.reserved[0] || w.reserved[1] || (!seq && !g_cseq) ||
+	    seq > g_cseq) {
+		CHECK(err == EINVAL, "WAIT for seq %llu of %llu (reserved %u): %s, want EINVAL",
+		      (unsigned long long)seq, (unsigned long long)g_cseq, w.reserved0,
+		      err ? strerror(err) : "success");
+		return;
+	}
+	CHECK(err == 0, "WAIT for batch %llu of %llu, all complete: %s",
+	      (unsigned long long)seq, (unsigned long long)g_cseq, strerror(err));
+	g_ok[K_CHAN]++;
+	if (!seq)
+		seq = g_cseq;
+	CHECK(w.completed == g_cseq && w.status == g_cstat[seq % NSTAT],
+	      "WAIT for batch %llu: status %d completed %llu, want %d and %llu",
+	      (unsigned long long)seq, w.status, (unsigned long long)w.completed,
+	      g_cstat[seq % NSTAT], (unsigned long long)g_cseq);
+}
+
+/* poll() and read() of the completion records: ours, in order. */
+static void chan_read(void)
+{
+	static const size_t sizes[] = { 0, 1, 15, 16, 17, 32, 48, 16 * 17, 4096 };
+	struct u_dma_chan_completion rec[64];
+	struct pollfd p = { .fd = g_cfd, .events = POLLIN };
+	size_t len = sizes[rn(ARRAY_SIZE(sizes))];
+	ssize_t r;
+	int i, pr;
+
+	op("poll and read %zu bytes of %s (%u records due)", len, g_cname, g_rn);
+	pr = poll(&p, 1, 0);
+	CHECK(pr >= 0 && !!(p.revents & POLLIN) == !!g_rn && !(p.revents & POLLHUP) == !g_cgone,
+	      "poll of the channel: 0x%x with %u records due%s", p.revents, g_rn,
+	      g_cgone ? ", channel deleted" : "");
+	if (!g_rn && !g_cnonblock && len >= sizeof(rec[0]))
+		return;		/* it would block */
+	r = read(g_cfd, rec, len);
+	if (len < sizeof(rec[0])) {
+		CHECK(r < 0 && errno == EINVAL, "read of %zu bytes: %zd, want EINVAL", len, r);
+		return;
+	}
+	if (!g_rn) {
+		CHECK(r < 0 && errno == EAGAIN, "O_NONBLOCK read with no record: %zd (%s)", r,
+		      r < 0 ? strerror(errno) : "");
+		return;
+	}
+	CHECK(r > 0 && r % sizeof(rec[0]) == 0 && (size_t)r <= len,
+	      "read of %zu bytes: %zd (%s)", len, r, r < 0 ? strerror(errno) : "");
+	g_ok[K_CHAN]++;
+	for (i = 0; i < r / (ssize_t)sizeof(rec[0]); i++) {
+		CHECK(g_rn, "read gave a record %llu we did not expect",
+		      (unsigned long long)rec[i].seq);
+		CHECK(rec[i].seq == g_rseq[g_rhead] && rec[i].status == g_rst[g_rhead] &&
+		      !rec[i].reserved, "record %d: seq %llu status %d, want seq %llu status %d",
+		      i, (unsigned long long)rec[i].seq, rec[i].status,
+		      (unsigned long long)g_rseq[g_rhead], g_rst[g_rhead]);
+		g_rhead = (g_rhead + 1) % NREC;
+		g_rn--;
+	}
+}
+
+/* SLAVE_CONFIG with edge values: taken exactly when docs/dma.md says. */
+static void chan_slave(void)
+{
+	struct u_dma_chan_slave_config c = { 0 };
+	bool valid;
+	int err;
+
+	c.direction = rn(4) ? 1 + rn(2) : rn(2) ? 0 : (uint32_t)rnd();
+	c.dev_addr = rn(2) ? 0 : rnd();
+	c.addr_width = rn(4) ? 1u << rn(8) : (uint32_t[]){ 0, 3, 12, 96, ~0u }[rn(5)];
+	c.maxburst = rn(2) ? rn(17) : (uint32_t)rnd();
+	if (rn(10) == 0)
+		c.reserved0 = 1;
+	else if (rn(10) == 0)
+		c.reserved[rn(3)] = 1;
+	valid = (c.direction == 1 || c.direction == 2) && c.addr_width &&
+		c.addr_width <= 64 && !(c.addr_width & (c.addr_width - 1)) && !c.reserved0 &&
+		!c.reserved[0] && !c.reserved[1] && !c.reserved[2];
+	op("SLAVE_CONFIG dir %u addr 0x%llx width %u burst %u", c.direction,
+	   (unsigned long long)c.dev_addr, c.addr_width, c.maxburst);
+	err = ioctl(g_cfd, U_DMA_CHAN_IOCTL_SLAVE_CONFIG, &c) ? errno : 0;
+	CHECK(valid ? err == 0 : err == EINVAL, "SLAVE_CONFIG dir %u width %u: %s, want %s",
+	      c.direction, c.addr_width, err ? strerror(err) : "success",
+	      valid ? "success" : "EINVAL");
+	g_ok[K_CHAN] += valid;
+}
+
+/* The fences of past batches: signalled; closing one is harmless. */
+static void chan_fences(void)
+{
+	int i = rn(NFENCE);
+	struct pollfd p = { .fd = g_fence[i], .events = POLLIN };
+
+	if (g_fence[i] < 0)
+		return;
+	op("poll%s fence %d", rn(2) ? " and close" : "", g_fence[i]);
+	CHECK(poll(&p, 1, 0) == 1 && p.revents & POLLIN, "a completed batch's fence polls "
+	      "0x%x", p.revents);
+	g_ok[K_CHAN]++;
+	if (rn(2)) {
+		close(g_fence[i]);
+		g_fence[i] = -1;
+	}
+}
+
+/* The channel's attributes: read-only, and what they say agrees with us. */
+static void chan_sysfs(void)
+{
+	static const char *const attrs[] = {
+		"channel", "device", "dma_mask", "copy_align", "max_segment", "caps", "busy",
+		"in_flight", "submitted", "completed", "failed", "dev_to_mem_addr",
+		"dev_to_mem_width", "mem_to_dev_maxburst", "name", "nosuch",
+	};
+	const char *a = attrs[rn(ARRAY_SIZE(attrs))];
+	uint64_t v[4];
+	char s[64];
+	bool canon;
+	int err;
+
+	num_str(s, sizeof(s), rn(2) ? rnd() : rn(3), &canon);
+	op("sysfs %s/%s <- '%s'", g_cname, a, s);
+	err = -ut_sysfs_write(CCLS, g_cname, a, s);
+	CHECK(err, "write to read-only %s/%s worked", g_cname, a);
+	if (g_cgone)
+		return;
+	CHECK(!ut_sysfs_u64(CCLS, g_cname, "busy", 0, &v[0]) &&
+	      !ut_sysfs_u64(CCLS, g_cname, "in_flight", 0, &v[1]) &&
+	      !ut_sysfs_u64(CCLS, g_cname, "submitted", 0, &v[2]) &&
+	      !ut_sysfs_u64(CCLS, g_cname, "completed", 0, &v[3]),
+	      "reading the attributes of %s", g_cname);
+	CHECK(v[0] == (g_cfd >= 0) && v[1] == 0 && v[2] == g_csub && v[3] == g_csub,
+	      "%s: busy %llu in_flight %llu submitted %llu completed %llu; want %d 0 %llu",
+	      g_cname, (unsigned long long)v[0], (unsigned long long)v[1],
+	      (unsigned long long)v[2], (unsigned long long)v[3], g_cfd >= 0,
+	      (unsigned long long)g_csub);
+	g_ok[K_CHAN]++;
+}
+
+/* After the manager deleted the channel: ENODEV, POLLHUP, the records still there. */
+static void chan_gone(void)
+{
+	struct u_dma_chan_info info;
+	struct u_dma_chan_xfer x = { 0 };
+	struct u_dma_chan_submit sub = { .xfers = (uintptr_t)&x, .count = 1 };
+	int e1, e2, e3;
+
+	op("INFO, SUBMIT, TERMINATE of deleted %s", g_cname);
+	e1 = ioctl(g_cfd, U_DMA_CHAN_IOCTL_INFO, &info) ? errno : 0;
+	e2 = ioctl(g_cfd, U_DMA_CHAN_IOCTL_SUBMIT, &sub) ? errno : 0;
+	e3 = ioctl(g_cfd, U_DMA_CHAN_IOCTL_TERMINATE) ? errno : 0;
+	CHECK(e1 == ENODEV && e2 == ENODEV && e3 == ENODEV, "INFO, SUBMIT, TERMINATE of a "
+	      "deleted channel: %d %d %d, want ENODEV", e1, e2, e3);
+	g_ok[K_CHAN]++;
+}
+
+static void op_chan(void)
+{
+	unsigned int k = rn(20);
+	int fd, err;
+
+	if (!g_cname[0]) {
+		chan_create();
+		return;
+	}
+	if (g_cgone) {
+		if (k < 6)
+			chan_gone();
+		else if (k < 10)
+			chan_read();
+		else if (k < 12)
+			chan_sysfs();
+		else
+			chan_close();
+		return;
+	}
+	if (g_cfd < 0 && k >= 2) {
+		chan_open();
+		return;
+	}
+	switch (k) {
+	case 0:
+		chan_mgr();
+		break;
+	case 1:
+		if (g_cfd < 0)
+			chan_sysfs();
+		else if (rn(2))
+			chan_close();
+		else
+			chan_delete();
+		break;
+	case 2: {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/dev/%s", g_cname);
+		op("second open of %s", path);
+		fd = open(path, O_RDWR);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		CHECK(err == EBUSY, "a second open of %s: %s, want EBUSY", path,
+		      err ? strerror(err) : "success");
+		break;
+	}
+	case 3: case 4: case 5: case 6: case 7: case 8: case 9:
+		chan_submit();
+		break;
+	case 10: case 11:
+		chan_wait();
+		break;
+	case 12:
+		chan_slave();
+		break;
+	case 13:
+		op("TERMINATE of idle %s", g_cname);
+		err = ioctl(g_cfd, U_DMA_CHAN_IOCTL_TERMINATE) ? errno : 0;
+		CHECK(!err, "TERMINATE with nothing running: %s", strerror(err));
+		g_ok[K_CHAN]++;
+		break;
+	case 14: case 15:
+		chan_read();
+		break;
+	case 16:
+		chan_fences();
+		break;
+	case 17:
+		chan_sysfs();
+		break;
+	default: {
+		unsigned long cmd = _IOC(rn(4), rn(2) ? 'u' : 'U', 0xd0 + rn(32), rn(256));
+
+		if (cmd == U_DMA_CHAN_IOCTL_INFO || cmd == U_DMA_CHAN_IOCTL_SUBMIT ||
+		    cmd == U_DMA_CHAN_IOCTL_WAIT || cmd == U_DMA_CHAN_IOCTL_SLAVE_CONFIG ||
+		    cmd == U_DMA_CHAN_IOCTL_TERMINATE)
+			cmd = _IO('u', 0xdf);
+		op("ioctl 0x%lx on %s", cmd, g_cname);
+		err = ioctl(g_cfd, cmd, 0) ? errno : 0;
+		CHECK(err == ENOTTY, "unknown ioctl 0x%lx on the channel: %s, want ENOTTY", cmd,
+		      err ? strerror(err) : "success");
+		break;
+	}
+	}
+}
+
 /* ---------------------------------------------------------------- run */
+
+/* A crash of the fuzzer itself: the seed and the last operations, then the signal. */
+static void on_crash(int sig)
+{
+	printf("# fuzz: signal %d at op %lu of seed %llu; the last operations:\n", sig, g_op,
+	       g_seed);
+	dump_history();
+	fflush(stdout);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 
 static void seed_init(void)
 {
@@ -1098,11 +2153,11 @@ static int count_fuzz_buffers(char *names, size_t len)
 
 static const char *const kinds[K_N] = {
 	"create", "delete", "read", "write", "lseek", "mmap", "map-rw", "ioctl", "sysfs",
-	"export", "uiomem",
+	"export", "uiomem", "dmachan",
 };
 
 /* How often each kind is drawn, out of the sum. */
-static const unsigned int weight[K_N] = { 1, 1, 2, 2, 1, 2, 2, 3, 2, 3, 1 };
+static const unsigned int weight[K_N] = { 1, 1, 2, 2, 1, 2, 2, 3, 2, 3, 1, 2 };
 
 /* The next kind of operation: with no buffer yet, create or delete only. */
 static unsigned int pick_kind(const struct fbuf *have_buf)
@@ -1118,6 +2173,8 @@ static unsigned int pick_kind(const struct fbuf *have_buf)
 		r -= weight[k];
 	if (k == K_UIO && g_uio < 0)
 		k = K_READ;
+	if (k == K_CHAN && g_cmgr < 0)
+		k = K_READ;
 	return k;
 }
 
@@ -1130,6 +2187,8 @@ TEST(sequence)
 
 	seed_init();
 	g_page = ut_page();
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
 	g_mgr = open(MGR, O_WRONLY);
 	if (g_mgr < 0)
 		SKIP("no %s (u-dma-buf-mgr not loaded)", MGR);
@@ -1140,6 +2199,7 @@ TEST(sequence)
 	if (g_kmsg < 0)
 		TH_LOG("no /dev/kmsg: kernel reports are left to the suite's log check");
 	uio_init();
+	chan_init();
 	for (g_op = 0; g_op < g_nops; g_op++) {
 		UT_PROGRESS("fuzz: seed %llu op %lu", g_seed, g_op);
 		b = pick_buf();
@@ -1176,8 +2236,11 @@ TEST(sequence)
 		case K_EXPORT:
 			op_export(b);
 			break;
-		default:
+		case K_UIO:
 			op_uio();
+			break;
+		default:
+			op_chan();
 			break;
 		}
 		kmsg_check();
@@ -1187,6 +2250,8 @@ TEST(sequence)
 	for (i = 0; i < NBUF; i++)
 		buf_delete(&g_buf[i]);
 	CHECK(count_fuzz_buffers(left, sizeof(left)) == 0, "left behind:%s", left);
+	op("delete the channel");
+	chan_fini();
 	kmsg_check();
 	for (k = 0; k < K_N; k++)
 		printf("# fuzz: %-7s %5lu made, %5lu succeeded\n", kinds[k], g_count[k], g_ok[k]);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 # fuzz: the structure-aware fuzzer of fuzz.c (what it generates and checks
-# is said there) over u-dma-buf, its manager and a uiomem region, for
+# is said there) over u-dma-buf, its manager, a uiomem region and a
+# u-dma-chan channel (over the test provider of the second edu device), for
 # FUZZ_OPS operations (default 5000) from FUZZ_SEED (default: from
 # /dev/urandom; always printed).  Then a check that the fuzzer can fail: its
 # invariant check, given a shadow that differs from the buffer, must report
@@ -13,7 +14,7 @@
 # A longer run: --append "FUZZ_OPS=100000".
 
 fz_unload() {
-	for _m in u_dma_buf_mgr u_dma_buf uiomem; do
+	for _m in u_dma_chan u_dma_buf_mgr u_dma_buf uiomem udmem_edu_dma; do
 		grep -q "^$_m " /proc/modules && rmmod $_m
 	done
 }
@@ -54,6 +55,22 @@ if ! udmem_insmod u-dma-buf info_enable=0 || ! udmem_insmod u-dma-buf-mgr ||
 fi
 tap_ok setup
 
+# A DMA channel: u-dma-chan's manager over a channel that can memcpy (the
+# test provider of the harness's second edu device); fuzz.c makes its own.
+FUZZ_DMA=
+if [ -f /udmem/modules/udmem-edu-dma.ko ] && [ -e /sys/bus/pci/devices/0000:00:10.0 ]; then
+	udmem_insmod udmem-edu-dma ||
+		tap_fail edu-provider "insmod udmem-edu-dma failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+fi
+if [ -f /udmem/modules/u-dma-chan.ko ] && udmem_insmod u-dma-chan &&
+	echo "create fuzz-probe memcpy" 2>/dev/null > /dev/u-dma-chan-mgr; then
+	echo "delete fuzz-probe" > /dev/u-dma-chan-mgr
+	FUZZ_DMA=1
+else
+	tap_skip dma-chan "no u-dma-chan channel that can memcpy in this guest: the channel is not fuzzed"
+fi
+export FUZZ_DMA
+
 udmem_run fuzz sequence
 # arm64: the same sequence from a 32-bit program, through the compat paths.
 if [ -x /udmem/bin/fuzz-compat32 ]; then
@@ -75,7 +92,15 @@ for b in /sys/class/u-dma-buf/fuzz*; do
 	[ -e "$b" ] && left="$left ${b##*/}"
 done
 tap_eq no-fuzz-buffer-left "" "$left"
-for m in u-dma-buf-mgr u-dma-buf uiomem; do
+if [ -n "$FUZZ_DMA" ]; then
+	left=
+	for c in /sys/class/u-dma-chan/fuzz*; do
+		[ -e "$c" ] && left="$left ${c##*/}" && echo "delete ${c##*/}" > /dev/u-dma-chan-mgr
+	done
+	tap_eq no-fuzz-channel-left "" "$left"
+fi
+for m in u-dma-chan u-dma-buf-mgr u-dma-buf uiomem udmem-edu-dma; do
+	grep -q "^$(echo $m | tr - _) " /proc/modules || continue
 	tap_check "rmmod-$m" udmem_rmmod $m
 done
 true
