@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fuzz: a structure-aware fuzzer of u-dma-buf, its manager and uiomem.
+ * fuzz: a structure-aware fuzzer of u-dma-buf, its manager, uiomem and
+ * u-dma-chan.
  *
  * From one seed (FUZZ_SEED, else from the clock; printed first) it makes
  * FUZZ_OPS operations (default 5000), one at a time, each drawn from the
@@ -22,7 +23,12 @@
  *  - DMA-BUF export (EXPORT), its mmap and DMA_BUF_IOCTL_SYNC with valid and
  *    invalid flags, IMPORT of it and IMPORT_SYNC;
  *  - on a uiomem region (FUZZ_UIOMEM names it), read/write/lseek/mmap and
- *    its ioctls (QUERY, SYNC, EXPORT and the reference-style ones).
+ *    its ioctls (QUERY, SYNC, EXPORT and the reference-style ones);
+ *  - with FUZZ_DMA=1, a u-dma-chan channel made by its manager: odd manager
+ *    commands, open/close/delete while open, SUBMIT batches over the
+ *    buffers' exports, the region's export and fds of the wrong kinds with
+ *    edge values in every field, WAIT, SLAVE_CONFIG, TERMINATE, read() and
+ *    poll() of the records, the fences, sysfs writes, unknown ioctls.
  *
  * Invariants checked after each operation: data read back (read(), the
  * mappings, an export's mapping) is what was written (a shadow copy of
@@ -30,7 +36,11 @@
  * than the object has past the offset; lseek() lands where it says; a
  * mapping past the end fails; GET_SIZE is the created size; a numeric
  * sysfs write that succeeded reads back; uiomem SYNC and EXPORT succeed or
- * fail exactly as include/uapi/linux/uiomem.h documents; every buffer it
+ * fail exactly as include/uapi/linux/uiomem.h documents; a SUBMIT is refused
+ * exactly when docs/dma.md says, with an errno it gives for the reason, and
+ * changes nothing then; an accepted batch's copies are in the destinations
+ * (the shadows, updated in transfer order), its status, fence, WAIT and
+ * record agree and the records come in order; every buffer it
  * made can be deleted once its files are closed, and no "fuzz-" buffer is
  * left.  New kernel reports (Oops, BUG, WARNING, KASAN, lockdep, DMA-API)
  * are read from /dev/kmsg after every operation.
@@ -746,7 +756,7 @@ static void fill_args(uint64_t *a, int n, uint64_t size)
 /* Any ioctl, or an unknown number; the getters must agree with what we know. */
 static void op_ioctl(struct fbuf *b)
 {
-	uint64_t arg[32] = { 0 };	/* more than any argument of ours: QUERY is 96 bytes */
+	uint64_t arg[32] = { 0 };	/* longer than any argument: QUERY has 96 bytes */
 	unsigned long cmd = udb_ioctls[rn(ARRAY_SIZE(udb_ioctls))];
 	int which = rn(3), r;
 
@@ -1006,7 +1016,7 @@ static void op_uio(void)
 		break;
 	}
 	case 4: {
-		uint64_t arg[32] = { 0 };	/* more than any argument of ours: QUERY is 96 bytes */
+		uint64_t arg[32] = { 0 };	/* longer than any argument: QUERY has 96 bytes */
 		unsigned long cmd;
 		static const unsigned long c[] = {
 			UIOMEM_IOCTL_GET_DRV_INFO, UIOMEM_IOCTL_GET_SIZE,
@@ -1095,6 +1105,7 @@ static long g_dma_left;			/* chunks the engine may still move */
 static int g_rexp = -1;			/* a writable export of the region, whole */
 static int g_file = -1;			/* a regular file */
 static unsigned long g_sub[3];		/* batches refused, run, data checked */
+static uint32_t g_cwidth[2];		/* SLAVE_CONFIG width, DEV_TO_MEM and MEM_TO_DEV */
 
 /* What a transfer names as its source or destination. */
 struct dref {
@@ -1146,6 +1157,8 @@ static void chan_open(void)
 	g_cseq = 0;
 	g_rn = 0;
 	g_cgone = false;
+	g_cwidth[0] = 0;
+	g_cwidth[1] = 0;
 	memset(&g_cinfo, 0, sizeof(g_cinfo));
 	CHECK(ioctl(g_cfd, U_DMA_CHAN_IOCTL_INFO, &g_cinfo) == 0, "INFO of %s: %s", g_cname,
 	      strerror(errno));
@@ -1256,7 +1269,7 @@ static void chan_init(void)
 		    ioctl(g_uio, UIOMEM_IOCTL_EXPORT, &x) == 0)
 			g_rexp = x.fd;
 		else
-			printf("# fuzz: the region (at 0x%llx) is not a DMA-BUF for %s (mask 0x%llx)\n",
+			printf("# fuzz: region at 0x%llx: no DMA-BUF for %s (mask 0x%llx)\n",
 			       (unsigned long long)phys, g_cinfo.device,
 			       (unsigned long long)g_cinfo.dma_mask);
 	}
@@ -1360,15 +1373,23 @@ static void pick_ref(struct dref *r, struct fbuf **ro_of, int *ro_fd, bool clean
 		snprintf(r->what, sizeof(r->what), "no-ro-export");
 		return;
 	case 21:	/* files that are not DMA-BUFs */
-		fd = (int[]){ g_file, g_cfd, g_cmgr, b ? b->fd[0] : g_file, g_mgr,
-			      g_fence[0] >= 0 ? g_fence[0] : g_file }[rn(6)];
+		{
+			int wrong[] = { g_file, g_cfd, g_cmgr, b ? b->fd[0] : g_file, g_mgr,
+					g_fence[0] >= 0 ? g_fence[0] : g_file };
+
+			fd = wrong[rn(ARRAY_SIZE(wrong))];
+		}
 		r->fd = fd;
 		r->bad = fd >= 0 ? R_EINVAL : R_EBADF;
 		snprintf(r->what, sizeof(r->what), "not-dmabuf-%d", fd);
 		return;
 	default:	/* no file */
 		/* numbers far above what the fuzzer opens: a later open cannot take them */
-		fd = (int[]){ -1, 1 << 20, INT32_MAX, INT32_MIN }[rn(4)];
+		{
+			static const int none[] = { -1, 1 << 20, INT32_MAX, INT32_MIN };
+
+			fd = none[rn(ARRAY_SIZE(none))];
+		}
 		if (rn(2))
 			fd = 900 + rn(100);
 		if (fd >= 0 && fd < 1000)
@@ -1540,7 +1561,7 @@ static void chan_submit(void)
 	unsigned int n = 1 + rn(4), i, bad = 0, first = 0, sbad = 0;
 	struct fbuf *ro_of = NULL;
 	int ro_fd = -1, err, st, fence;
-	bool weird = false, term, forced = false, clean = rn(2);
+	bool weird = false, term, forced = false, clean = rn(2), stall = false;
 	long cost = 0;
 	uint64_t cnt;
 
@@ -1604,9 +1625,8 @@ static void chan_submit(void)
 				s[i].fd = -1;
 				s[i].bad = 0;
 				if (!clean && rn(8) == 0)
-					t->src_fd = s[i].fd = rn(2) ? 0 : g_file;
-				else
-					t->src_fd = -1;
+					s[i].fd = rn(2) ? 0 : g_file;
+				t->src_fd = s[i].fd;
 			} else {
 				t->src_offset = off;
 				d[i].fd = clean || rn(8) ? -1 : g_file;
@@ -1641,6 +1661,9 @@ static void chan_submit(void)
 			bad = why;
 			first = i;
 		}
+		if ((x[i].op == U_DMA_CHAN_OP_DEV_TO_MEM || x[i].op == U_DMA_CHAN_OP_MEM_TO_DEV) &&
+		    g_cwidth[x[i].op - 1] && g_cwidth[x[i].op - 1] != 4)
+			stall = true;
 		if (x[i].flags & U_DMA_CHAN_XFER_CYCLIC)
 			cost += 4;
 		else if (x[i].length)
@@ -1670,8 +1693,14 @@ static void chan_submit(void)
 	sub.fence_fd = rnd();
 	sub.seq = rnd();
 	if (!bad && cnt && cnt <= U_DMA_CHAN_MAX_BATCH && sub.xfers == (uintptr_t)x &&
-	    cost > g_dma_left) {
-		sub.reserved[1] = 1;	/* over the budget: must be refused */
+	    (cost > g_dma_left || stall)) {
+		/*
+		 * Over the budget, or a slave transfer of a width edu's engine
+		 * does not take (4 bytes only: its prep fails, and the driver
+		 * waits 5 s for descriptors before the batch ends with EBUSY):
+		 * made invalid, it must be refused.
+		 */
+		sub.reserved[1] = 1;
 		forced = true;
 	}
 	if (sub.flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub.reserved0 || sub.reserved[0] ||
@@ -1683,7 +1712,7 @@ static void chan_submit(void)
 	   bad ? "bad" : "good", x[0].op, x[0].flags, s[0].what,
 	   (unsigned long long)x[0].src_offset, d[0].what, (unsigned long long)x[0].dst_offset,
 	   (unsigned long long)x[0].length, (unsigned long long)x[0].period,
-	   forced ? " (over the budget)" : "");
+	   forced ? " (made invalid)" : "");
 	err = ioctl(g_cfd, U_DMA_CHAN_IOCTL_SUBMIT, &sub) ? errno : 0;
 	if (ro_fd >= 0)
 		close(ro_fd);
@@ -1771,7 +1800,7 @@ static void chan_mgr(void)
 		{ "create fuzz-\x01 memcpy\n", EINVAL, ENODEV },
 		{ "CREATE fuzz-cx memcpy\n", EINVAL }, { "create fuzz-cx nosuchchan\n", ENODEV },
 		{ "create fuzz-cx dma99chan99\n", ENODEV }, { "create fuzz-cx MEMCPY\n", ENODEV },
-		{ "create fuzz-cx \n", EINVAL }, { "delete fuzz-none\n", ENOENT },
+		{ "create fuzz-cx\t\n", EINVAL }, { "delete fuzz-none\n", ENOENT },
 		{ "delete u-dma-chan-mgr\n", ENOENT },
 		{ "create fuzz-cx memcpy\ncreate fuzz-cy memcpy\n", EINVAL },
 		{ "delete\tfuzz-none", ENOENT },
@@ -1793,7 +1822,8 @@ static void chan_mgr(void)
 		memset(cmd, 'x', sizeof(cmd) - 1);
 		cmd[sizeof(cmd) - 1] = '\0';
 		memcpy(cmd, "create ", 7);
-		want = want2 = EINVAL;
+		want = EINVAL;
+		want2 = EINVAL;
 	} else {					/* 63 or 64 bytes, odd but allowed bytes */
 		unsigned int len = rn(2) ? 63 : 64, i;
 
@@ -1823,6 +1853,7 @@ static void chan_mgr(void)
 /* WAIT with edge values: a batch of this file is known, else EINVAL/ENOENT. */
 static void chan_wait(void)
 {
+	static const int64_t timeouts[] = { 0, 1, -1, INT64_MIN, INT64_MAX, 1000000 };
 	struct u_dma_chan_wait w = { 0 };
 	uint64_t seq;
 	int err;
@@ -1842,7 +1873,7 @@ static void chan_wait(void)
 		break;
 	}
 	w.seq = seq;
-	w.timeout_ns = (int64_t[]){ 0, 1, -1, INT64_MIN, INT64_MAX, 1000000 }[rn(6)];
+	w.timeout_ns = timeouts[rn(ARRAY_SIZE(timeouts))];
 	if (rn(10) == 0)
 		w.reserved0 = 1;
 	else if (rn(10) == 0)
@@ -1915,13 +1946,14 @@ static void chan_read(void)
 /* SLAVE_CONFIG with edge values: taken exactly when docs/dma.md says. */
 static void chan_slave(void)
 {
+	static const uint32_t widths[] = { 0, 3, 12, 96, ~0u };
 	struct u_dma_chan_slave_config c = { 0 };
 	bool valid;
 	int err;
 
 	c.direction = rn(4) ? 1 + rn(2) : rn(2) ? 0 : (uint32_t)rnd();
 	c.dev_addr = rn(2) ? 0 : rnd();
-	c.addr_width = rn(4) ? 1u << rn(8) : (uint32_t[]){ 0, 3, 12, 96, ~0u }[rn(5)];
+	c.addr_width = rn(4) ? 1u << rn(8) : widths[rn(ARRAY_SIZE(widths))];
 	c.maxburst = rn(2) ? rn(17) : (uint32_t)rnd();
 	if (rn(10) == 0)
 		c.reserved0 = 1;
@@ -1937,6 +1969,8 @@ static void chan_slave(void)
 	      c.direction, c.addr_width, err ? strerror(err) : "success",
 	      valid ? "success" : "EINVAL");
 	g_ok[K_CHAN] += valid;
+	if (valid)
+		g_cwidth[c.direction - 1] = c.addr_width;
 }
 
 /* The fences of past batches: signalled; closing one is harmless. */
@@ -2108,7 +2142,6 @@ static void on_crash(int sig)
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
-
 
 static void seed_init(void)
 {

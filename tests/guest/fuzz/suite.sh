@@ -13,6 +13,15 @@
 #   tests/qemu/udmem-qemu run x86_64 --suite fuzz --append "FUZZ_SEED=<seed>"
 # A longer run: --append "FUZZ_OPS=100000".
 
+# Delete the channels a fuzz run left (it failed): their names, for the check.
+fz_chan_left() {
+	for _c in /sys/class/u-dma-chan/fuzz*; do
+		[ -e "$_c" ] || continue
+		printf ' %s' "${_c##*/}"
+		echo "delete ${_c##*/}" > /dev/u-dma-chan-mgr
+	done
+}
+
 fz_unload() {
 	for _m in u_dma_chan u_dma_buf_mgr u_dma_buf uiomem udmem_edu_dma; do
 		grep -q "^$_m " /proc/modules && rmmod $_m
@@ -72,9 +81,11 @@ fi
 export FUZZ_DMA
 
 udmem_run fuzz sequence
+[ -z "$FUZZ_DMA" ] || tap_eq no-fuzz-channel-left "" "$(fz_chan_left)"
 # arm64: the same sequence from a 32-bit program, through the compat paths.
 if [ -x /udmem/bin/fuzz-compat32 ]; then
 	udmem_run UDMEM_SUITE=fuzz/compat32 fuzz-compat32 sequence
+	[ -z "$FUZZ_DMA" ] || tap_eq no-fuzz-channel-left-compat32 "" "$(fz_chan_left)"
 fi
 
 # The fuzzer can fail: a broken invariant names the seed and the operation.
@@ -92,13 +103,6 @@ for b in /sys/class/u-dma-buf/fuzz*; do
 	[ -e "$b" ] && left="$left ${b##*/}"
 done
 tap_eq no-fuzz-buffer-left "" "$left"
-if [ -n "$FUZZ_DMA" ]; then
-	left=
-	for c in /sys/class/u-dma-chan/fuzz*; do
-		[ -e "$c" ] && left="$left ${c##*/}" && echo "delete ${c##*/}" > /dev/u-dma-chan-mgr
-	done
-	tap_eq no-fuzz-channel-left "" "$left"
-fi
 for m in u-dma-chan u-dma-buf-mgr u-dma-buf uiomem udmem-edu-dma; do
 	grep -q "^$(echo $m | tr - _) " /proc/modules || continue
 	tap_check "rmmod-$m" udmem_rmmod $m
