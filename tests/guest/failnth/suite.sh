@@ -6,10 +6,22 @@
 # The harness's kernel-log and kmemleak checks judge the rest.  Needs a
 # kernel with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and
 # FAULT_INJECTION_DEBUG_FS (the debug targets); elsewhere the tests skip.
+# failload.c fails the allocations of the drivers' module loads.
 # The u-dma-chan tests use the edu provider (tests/kmod/udmem-edu-dma.c)
 # where the guest has its device, else any channel that can copy memory.
 
 fn_loaded() { grep -q "^$1 " /proc/modules; }
+
+# Module loads first, while neither driver is loaded (failload.c): u-dma-buf
+# with two buffers, uiomem with a region on the ivshmem BAR when there is one.
+fn_bar=
+if _d=$(udmem_pci_dev 0x1af4 0x1110); then
+	fn_bar=$(sed -n 3p "$_d/resource" | {
+		read -r _s _e _f
+		[ "$_s" != "0x0000000000000000" ] && printf '0x%x 0x%x\n' $((_s)) $((_e - _s + 1))
+	})
+fi
+udmem_run FAILLOAD_UIOMEM="$fn_bar" failload
 
 fn_edu=
 if [ -f /udmem/modules/udmem-edu-dma.ko ] && [ -e /sys/bus/pci/devices/0000:00:10.0 ] &&
