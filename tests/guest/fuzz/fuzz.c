@@ -1561,7 +1561,7 @@ static void chan_submit(void)
 	unsigned int n = 1 + rn(4), i, bad = 0, first = 0, sbad = 0;
 	struct fbuf *ro_of = NULL;
 	int ro_fd = -1, err, st, fence;
-	bool weird = false, term, forced = false, clean = rn(2), stall = false;
+	bool weird = false, term, forced = false, clean = rn(2), stall = false, wcyc = false;
 	long cost = 0;
 	uint64_t cnt;
 
@@ -1679,6 +1679,8 @@ static void chan_submit(void)
 	sub.flags = rn(2) ? U_DMA_CHAN_SUBMIT_FENCE_FD : 0;
 	if (rn(4) == 0)
 		sub.flags |= U_DMA_CHAN_SUBMIT_NO_EVENT;
+	if (rn(8) == 0)
+		sub.flags |= U_DMA_CHAN_SUBMIT_WAIT;
 	if (!clean && rn(16) == 0)
 		sub.flags |= 1u << rn(32);
 	if (!clean && rn(16) == 0)
@@ -1706,6 +1708,10 @@ static void chan_submit(void)
 	if (sub.flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub.reserved0 || sub.reserved[0] ||
 	    sub.reserved[1] || !cnt)
 		sbad = R_EINVAL;
+	/* SUBMIT_WAIT refuses a cyclic transfer once the ones before it passed */
+	if (sub.flags & U_DMA_CHAN_SUBMIT_WAIT)
+		for (i = 0; i < n && i < ARRAY_SIZE(x) && (!bad || i < first); i++)
+			wcyc |= !!(x[i].flags & U_DMA_CHAN_XFER_CYCLIC);
 	term = rn(8) == 0;
 	op("SUBMIT %u transfer(s) flags 0x%x%s: %s op %u fl 0x%x %s+%llu -> %s+%llu len %llu "
 	   "period %llu%s", sub.count, sub.flags, sbad ? " (bad header)" : "",
@@ -1725,6 +1731,9 @@ static void chan_submit(void)
 	else if (sub.xfers != (uintptr_t)x)
 		CHECK(err == EFAULT, "SUBMIT of transfers at 0x%llx: %s, want EFAULT",
 		      (unsigned long long)sub.xfers, err ? strerror(err) : "success");
+	else if (wcyc)
+		CHECK(err == EINVAL, "SUBMIT_WAIT of a cyclic transfer: %s, want EINVAL",
+		      err ? strerror(err) : "success");
 	else if (bad)
 		CHECK(err_in(err, bad), "SUBMIT refusing transfer %u (reasons 0x%x): %s",
 		      first, bad, err ? strerror(err) : "success");
@@ -1757,6 +1766,9 @@ static void chan_submit(void)
 		      strerror(errno));
 	st = chan_complete(sub.seq, fence);
 	g_cstat[sub.seq % NSTAT] = st;
+	if (sub.flags & U_DMA_CHAN_SUBMIT_WAIT)
+		CHECK(sub.status == st, "SUBMIT_WAIT gave status %d, the batch completed with %d",
+		      sub.status, st);
 	if (!(sub.flags & U_DMA_CHAN_SUBMIT_NO_EVENT))
 		rec_push(sub.seq, st);
 	if (fence >= 0) {
