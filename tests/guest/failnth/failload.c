@@ -30,6 +30,9 @@
  *                                unset: the uiomem test skips
  *   FAILLOAD_UIOMEM_SWNODE=1     run the uiomem test (see load_uiomem)
  *   FAILNTH_ONLY=N               run each load at fail-nth N only
+ *   FAILLOAD_STRIDE=S            past fail-nth 64, every S-th N only
+ *                                (default 16; 1: every N, about 900 loads
+ *                                of u-dma-buf, minutes under KASAN)
  *   FAILNTH_VERBOSE=2            the kernel logs each injected fault with its
  *                                stack (1: without); the log checks then fail
  */
@@ -56,7 +59,8 @@ struct fl_mod {
 	bool einval;		/* EINVAL is explained (see load_u_dma_buf) */
 };
 
-static unsigned int fl_first = 1, fl_last = FL_MAX_NTH;
+#define FL_EVERY_NTH	64	/* the first loads' faults, one by one */
+static unsigned int fl_first = 1, fl_last = FL_MAX_NTH, fl_stride = 16;
 
 static int fl_write(const char *path, const char *val)
 {
@@ -101,6 +105,8 @@ static void fl_setup(void)
 	err |= fl_attr("fail_page_alloc", "min-order", "0");
 	err |= fl_write("/proc/thread-self/make-it-fail", "1");
 	ASSERT_EQ(err, 0);
+	if (atoi(ut_env("FAILLOAD_STRIDE", "16")) > 0)
+		fl_stride = atoi(ut_env("FAILLOAD_STRIDE", "16"));
 	if (atoi(ut_env("FAILNTH_ONLY", "0")) > 0) {
 		fl_first = atoi(ut_env("FAILNTH_ONLY", "0"));
 		fl_last = fl_first;
@@ -415,7 +421,7 @@ static int fl_console_level(void)
 
 static void fl_run(struct fl_mod *m)
 {
-	unsigned int n, failed = 0, ok_missing = 0, ok_whole = 0, said = 0, odd = 0;
+	unsigned int n, failed = 0, ok_missing = 0, ok_whole = 0, said = 0, odd = 0, runs = 0;
 	char path[128], op[128];
 	bool done = false, ok = true;
 	int fd, err, level;
@@ -439,9 +445,11 @@ static void fl_run(struct fl_mod *m)
 	level = fl_console_level();
 	klogctl(5, NULL, 0);
 	klogctl(8, NULL, 1);	/* SYSLOG_ACTION_CONSOLE_LEVEL: emergencies only */
-	for (n = fl_first; n <= fl_last && !done && ok; n++) {
+	for (n = fl_first; n <= fl_last && !done && ok;
+	     n += n < FL_EVERY_NTH ? 1 : fl_stride) {
 		unsigned int missing, before = said;
 
+		runs++;
 		fl_arm(op, n);
 		err = fl_load(m, fd);
 		done = fl_disarm();
@@ -488,7 +496,7 @@ static void fl_run(struct fl_mod *m)
 	/* A check that failed stopped the loop: the console as it was first. */
 	klogctl(8, NULL, level);
 	TH_LOG("%s: %u runs, %u failed (%u not ENOMEM), %u lacked a device, %u whole past a fault",
-	       op, n - fl_first, failed, odd, ok_missing, ok_whole);
+	       op, runs, failed, odd, ok_missing, ok_whole);
 	ASSERT_TRUE(ok);
 	fl_kmemleak(op);
 	UT_CHECK(done || fl_last < FL_MAX_NTH, 0, "%s: still reaching the fault at fail-nth %d",
