@@ -26,47 +26,15 @@
  * Everything here runs under buf->lock; with the checker off the callers
  * test buf->sync_check and do nothing else.
  */
-#include <linux/jiffies.h>
-#include <linux/kernel.h>
-#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
-#include <linux/ratelimit.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/string.h>
 
+#include "common/udmem_own.h"
 #include "udmabuf.h"
 
-/* A page's state: owner in bits 1:0, who handed it over in bit 2. */
-#define UDMABUF_OWN_CPU		0
-#define UDMABUF_OWN_DEV_RO	1	/* the device reads it; the CPU may read */
-#define UDMABUF_OWN_DEV		2
-#define UDMABUF_OWN_MASK	3
-#define UDMABUF_OWN_BY_DMABUF	4	/* an export's end_cpu_access */
-
-#define UDMABUF_OWN_RECS	16
-
-/* One sync for the device, for the messages. */
-struct udmabuf_own_rec {
-	u64 offset;
-	u64 size;
-	u64 when_ns;
-	u32 seq;
-	u32 dir;
-	pid_t pid;
-	enum udmabuf_via via;
-	char comm[TASK_COMM_LEN];
-};
-
-struct udmabuf_own {
-	unsigned long pages;
-	u8 *state;
-	u32 *seq;			/* the sync that handed each page over */
-	u32 next;			/* sequence number of the next sync, from 1 */
-	struct udmabuf_own_rec rec[UDMABUF_OWN_RECS];
-};
+static_assert(UDMABUF_CHECK_REPORT == UDMEM_CHECK_REPORT);
+static_assert(UDMABUF_CHECK_STRICT == UDMEM_CHECK_STRICT);
 
 /* An address space that user mappings of the buffer live in. */
 struct udmabuf_own_map {
@@ -75,12 +43,6 @@ struct udmabuf_own_map {
 	u64 base;			/* buffer offset of the mapping's offset 0 */
 	u64 len;
 	unsigned int users;
-};
-
-static const char * const udmabuf_check_names[] = {
-	[UDMABUF_CHECK_OFF] = "off",
-	[UDMABUF_CHECK_REPORT] = "report",
-	[UDMABUF_CHECK_STRICT] = "strict",
 };
 
 static const char * const udmabuf_via_names[] = {
@@ -99,48 +61,36 @@ static const char * const udmabuf_via_names[] = {
  */
 int udmabuf_check_parse(const char *s)
 {
-	int ret;
-	u32 val;
-
-	ret = sysfs_match_string(udmabuf_check_names, s);
-	if (ret >= 0)
-		return ret;
-	if (kstrtou32(s, 0, &val) || val > UDMABUF_CHECK_MAX)
-		return -EINVAL;
-	return val;
+	return udmem_check_parse(s);
 }
 
 const char *udmabuf_check_name(u32 mode)
 {
-	return mode <= UDMABUF_CHECK_MAX ? udmabuf_check_names[mode] : "?";
+	return udmem_check_name(mode);
 }
 
 int udmabuf_default_sync_check;
 
-static int udmabuf_check_param_set(const char *val, const struct kernel_param *kp)
-{
-	int mode = udmabuf_check_parse(val);
-
-	if (mode < 0)
-		return mode;
-	WRITE_ONCE(*(int *)kp->arg, mode);
-	return 0;
-}
-
-static int udmabuf_check_param_get(char *buffer, const struct kernel_param *kp)
-{
-	return scnprintf(buffer, PAGE_SIZE, "%s\n",
-			 udmabuf_check_name(READ_ONCE(*(int *)kp->arg)));
-}
-
 static const struct kernel_param_ops udmabuf_check_param_ops = {
-	.set = udmabuf_check_param_set,
-	.get = udmabuf_check_param_get,
+	.set = udmem_check_param_set,
+	.get = udmem_check_param_get,
 };
 
 module_param_cb(sync_check, &udmabuf_check_param_ops, &udmabuf_default_sync_check, 0644);
 MODULE_PARM_DESC(sync_check,
 		 "Sync checker of new buffers: off, report or strict (default off)");
+
+/* The engine's view of @buf; under buf->lock. */
+static void udmabuf_own_ctx(struct udmabuf *buf, struct udmem_own_ctx *c)
+{
+	c->own = buf->own;
+	c->mode = buf->sync_check;
+	c->violations = &buf->own_violations;
+	c->redundant = &buf->own_redundant;
+	c->rs = &buf->own_rs;
+	c->driver = UDMABUF_DRIVER_NAME;
+	c->name = buf->name;
+}
 
 /**
  * udmabuf_own_init() - the checker's fields of a new buffer
@@ -167,31 +117,8 @@ void udmabuf_own_free(struct udmabuf *buf)
 		list_del(&m->node);
 		kfree(m);
 	}
-	if (buf->own) {
-		kvfree(buf->own->state);
-		kvfree(buf->own->seq);
-		kfree(buf->own);
-		buf->own = NULL;
-	}
-}
-
-static struct udmabuf_own *udmabuf_own_alloc(unsigned long pages)
-{
-	struct udmabuf_own *own = kzalloc(sizeof(*own), GFP_KERNEL);
-
-	if (!own)
-		return NULL;
-	own->pages = pages;
-	own->state = kvcalloc(pages, sizeof(*own->state), GFP_KERNEL);
-	own->seq = kvcalloc(pages, sizeof(*own->seq), GFP_KERNEL);
-	if (!own->state || !own->seq) {
-		kvfree(own->state);
-		kvfree(own->seq);
-		kfree(own);
-		return NULL;
-	}
-	own->next = 1;
-	return own;
+	udmem_own_destroy(buf->own);
+	buf->own = NULL;
 }
 
 /**
@@ -217,13 +144,13 @@ int udmabuf_own_set_mode(struct udmabuf *buf, u32 mode)
 		goto out;
 	}
 	if (mode && !buf->own) {
-		buf->own = udmabuf_own_alloc(buf->alloc_size >> PAGE_SHIFT);
+		buf->own = udmem_own_alloc(buf->alloc_size >> PAGE_SHIFT);
 		if (!buf->own) {
 			ret = -ENOMEM;
 			goto out;
 		}
 	} else if (mode && buf->sync_check == UDMABUF_CHECK_OFF) {
-		memset(buf->own->state, 0, buf->own->pages);
+		udmem_own_clear(buf->own);
 	}
 	WRITE_ONCE(buf->sync_check, mode);
 out:
@@ -305,51 +232,6 @@ void udmabuf_own_zap_all(struct udmabuf *buf)
 	udmabuf_own_zap(buf, 0, buf->alloc_size);
 }
 
-static const struct udmabuf_own_rec *
-udmabuf_own_rec_find(const struct udmabuf_own *own, u32 seq)
-{
-	const struct udmabuf_own_rec *rec = &own->rec[seq % UDMABUF_OWN_RECS];
-
-	return seq && rec->seq == seq ? rec : NULL;
-}
-
-/*
- * Count a violation at buffer offset @offset and say so, rate limited:
- * who did what where, and which sync gave the page to the device.
- */
-static void udmabuf_own_report(struct udmabuf *buf, const char *what, unsigned long addr,
-			       u64 offset)
-{
-	struct udmabuf_own *own = buf->own;
-	const struct udmabuf_own_rec *rec;
-	u32 seq = own->seq[offset >> PAGE_SHIFT];
-	u64 ago;
-
-	atomic_long_inc(&buf->own_violations);
-	if (!__ratelimit(&buf->own_rs))
-		return;
-	rec = udmabuf_own_rec_find(own, seq);
-	if (!rec) {
-		pr_warn("%s: %s: sync check: %s by pid %d (%s) addr=%#lx offset=%#llx: owned by the device since sync_for_device #%u\n",
-			UDMABUF_DRIVER_NAME, buf->name, what, task_pid_nr(current),
-			current->comm, addr, offset, seq);
-		return;
-	}
-	ago = ktime_get_ns() - rec->when_ns;
-	pr_warn("%s: %s: sync check: %s by pid %d (%s) addr=%#lx offset=%#llx: owned by the device since sync_for_device #%u sync_offset=%#llx sync_size=%#llx dir=%u via %s by pid %d (%s) %llu ms ago\n",
-		UDMABUF_DRIVER_NAME, buf->name, what, task_pid_nr(current), current->comm,
-		addr, offset, seq, rec->offset, rec->size, rec->dir,
-		udmabuf_via_names[rec->via], rec->pid, rec->comm, div_u64(ago, NSEC_PER_MSEC));
-}
-
-/* Pages [*first, *last] of a nonempty byte range. */
-static void udmabuf_own_pages(u64 offset, u64 size, unsigned long *first,
-			      unsigned long *last)
-{
-	*first = offset >> PAGE_SHIFT;
-	*last = (offset + size - 1) >> PAGE_SHIFT;
-}
-
 /**
  * udmabuf_own_sync() - the owners after a successful sync
  * @buf: the buffer; the caller holds buf->lock and saw the checker on
@@ -362,48 +244,17 @@ static void udmabuf_own_pages(u64 offset, u64 size, unsigned long *first,
 void udmabuf_own_sync(struct udmabuf *buf, bool for_device, u64 offset, u64 size,
 		      u32 dir, enum udmabuf_via via)
 {
-	struct udmabuf_own *own = buf->own;
-	struct udmabuf_own_rec *rec;
-	unsigned long first, last, i;
-	bool owned = false;
-	u8 state;
+	struct udmem_own_ctx c;
 
 	lockdep_assert_held(&buf->lock);
-	if (!own || !size)
+	if (!buf->own || !size)
 		return;
-	udmabuf_own_pages(offset, size, &first, &last);
-	if (for_device) {
-		rec = &own->rec[own->next % UDMABUF_OWN_RECS];
-		rec->seq = own->next;
-		rec->offset = offset;
-		rec->size = size;
-		rec->dir = dir;
-		rec->via = via;
-		rec->when_ns = ktime_get_ns();
-		rec->pid = task_pid_nr(current);
-		get_task_comm(rec->comm, current);
-		if (!++own->next)
-			own->next = 1;
-		state = dir == UDMEM_SYNC_TO_DEVICE ? UDMABUF_OWN_DEV_RO : UDMABUF_OWN_DEV;
-		if (via == UDMABUF_VIA_DMABUF)
-			state |= UDMABUF_OWN_BY_DMABUF;
-		memset(own->state + first, state, last - first + 1);
-		for (i = first; i <= last; i++)
-			own->seq[i] = rec->seq;
-		udmabuf_own_zap(buf, (u64)first << PAGE_SHIFT, (u64)(last + 1) << PAGE_SHIFT);
-		return;
-	}
-	for (i = first; i <= last; i++) {
-		if (own->state[i] & UDMABUF_OWN_MASK)
-			owned = true;
-		own->state[i] = UDMABUF_OWN_CPU;
-	}
-	if (owned)
-		return;
-	atomic_long_inc(&buf->own_redundant);
-	pr_info_ratelimited("%s: %s: sync check: redundant sync_for_cpu offset=%#llx size=%#llx via %s by pid %d (%s): the CPU owns it, no sync_for_device before it\n",
-			    UDMABUF_DRIVER_NAME, buf->name, offset, size, udmabuf_via_names[via],
-			    task_pid_nr(current), current->comm);
+	udmabuf_own_ctx(buf, &c);
+	udmem_own_sync(&c, for_device, offset, size, dir, udmabuf_via_names[via],
+		       via == UDMABUF_VIA_DMABUF);
+	if (for_device)
+		udmabuf_own_zap(buf, round_down(offset, PAGE_SIZE),
+				round_up(offset + size, PAGE_SIZE));
 }
 
 /**
@@ -417,24 +268,13 @@ void udmabuf_own_sync(struct udmabuf *buf, bool for_device, u64 offset, u64 size
  */
 int udmabuf_own_rw(struct udmabuf *buf, u64 offset, u64 len, bool write)
 {
-	struct udmabuf_own *own = buf->own;
-	unsigned long first, last, i;
-	u8 st;
+	struct udmem_own_ctx c;
 
 	lockdep_assert_held(&buf->lock);
-	if (!own)
+	if (!buf->own)
 		return 0;
-	udmabuf_own_pages(offset, len, &first, &last);
-	for (i = first; i <= last; i++) {
-		st = own->state[i] & UDMABUF_OWN_MASK;
-		if (st == UDMABUF_OWN_DEV || (write && st == UDMABUF_OWN_DEV_RO))
-			break;
-	}
-	if (i > last)
-		return 0;
-	udmabuf_own_report(buf, write ? "write()" : "read()", 0,
-			   max_t(u64, offset, (u64)i << PAGE_SHIFT));
-	return buf->sync_check == UDMABUF_CHECK_STRICT ? -EBUSY : 0;
+	udmabuf_own_ctx(buf, &c);
+	return udmem_own_rw(&c, offset, len, write);
 }
 
 /**
@@ -450,37 +290,13 @@ int udmabuf_own_rw(struct udmabuf *buf, u64 offset, u64 len, bool write)
  */
 int udmabuf_own_begin_cpu(struct udmabuf *buf, u64 offset, u64 len)
 {
-	struct udmabuf_own *own = buf->own;
-	unsigned long first, last, i;
-	u8 st;
+	struct udmem_own_ctx c;
 
 	lockdep_assert_held(&buf->lock);
-	if (!own || !len)
+	if (!buf->own || !len)
 		return 0;
-	udmabuf_own_pages(offset, len, &first, &last);
-	for (i = first; i <= last; i++) {
-		st = own->state[i];
-		if ((st & UDMABUF_OWN_MASK) && !(st & UDMABUF_OWN_BY_DMABUF))
-			break;
-	}
-	if (i > last)
-		return 0;
-	udmabuf_own_report(buf, "dma-buf begin_cpu_access", 0, (u64)i << PAGE_SHIFT);
-	return buf->sync_check == UDMABUF_CHECK_STRICT ? -EBUSY : 0;
-}
-
-/*
- * A CPU access to a device-owned page: -1 in strict mode; in report mode
- * the page goes back to the CPU, so that one access is reported once.
- */
-static int udmabuf_own_violation(struct udmabuf *buf, const char *what,
-				 unsigned long addr, u64 offset)
-{
-	udmabuf_own_report(buf, what, addr, offset);
-	if (buf->sync_check == UDMABUF_CHECK_STRICT)
-		return -1;
-	buf->own->state[offset >> PAGE_SHIFT] = UDMABUF_OWN_CPU;
-	return 0;
+	udmabuf_own_ctx(buf, &c);
+	return udmem_own_begin_cpu(&c, offset, len);
 }
 
 /**
@@ -496,22 +312,14 @@ static int udmabuf_own_violation(struct udmabuf *buf, const char *what,
 vm_fault_t udmabuf_own_fault(struct udmabuf *buf, u64 offset, unsigned long addr,
 			     bool write, bool *wrprotect)
 {
-	u8 st;
+	struct udmem_own_ctx c;
 
 	lockdep_assert_held(&buf->lock);
 	*wrprotect = false;
 	if (!buf->sync_check || !buf->own)
 		return 0;
-	st = buf->own->state[offset >> PAGE_SHIFT] & UDMABUF_OWN_MASK;
-	if (st == UDMABUF_OWN_CPU)
-		return 0;
-	if (st == UDMABUF_OWN_DEV_RO && !write) {
-		*wrprotect = true;
-		return 0;
-	}
-	if (udmabuf_own_violation(buf, write ? "CPU write" : "CPU read", addr, offset))
-		return VM_FAULT_SIGBUS;
-	return 0;
+	udmabuf_own_ctx(buf, &c);
+	return udmem_own_fault(&c, offset, addr, write, wrprotect);
 }
 
 /**
@@ -524,11 +332,11 @@ vm_fault_t udmabuf_own_fault(struct udmabuf *buf, u64 offset, unsigned long addr
  */
 vm_fault_t udmabuf_own_mkwrite(struct udmabuf *buf, u64 offset, unsigned long addr)
 {
+	struct udmem_own_ctx c;
+
 	lockdep_assert_held(&buf->lock);
-	if (!buf->sync_check || !buf->own ||
-	    !(buf->own->state[offset >> PAGE_SHIFT] & UDMABUF_OWN_MASK))
+	if (!buf->sync_check || !buf->own)
 		return 0;
-	if (udmabuf_own_violation(buf, "CPU write", addr, offset))
-		return VM_FAULT_SIGBUS;
-	return 0;
+	udmabuf_own_ctx(buf, &c);
+	return udmem_own_mkwrite(&c, offset, addr);
 }

@@ -117,7 +117,7 @@ enum udmabuf_via {
 	UDMABUF_VIA_DMABUF,		/* an export's CPU access brackets */
 };
 
-struct udmabuf_own;
+struct udmem_own;
 
 struct udmabuf {
 	struct kref ref;
@@ -181,7 +181,7 @@ struct udmabuf {
 
 	/* the sync checker (ownership.c); the fields under buf->lock */
 	u32 sync_check;			/* UDMABUF_CHECK_*; READ_ONCE() outside the lock */
-	struct udmabuf_own *own;	/* page owners, from the first switch on */
+	struct udmem_own *own;		/* page owners, from the first switch on */
 	struct list_head own_maps;	/* address spaces of the user mappings */
 	atomic_long_t own_violations;
 	atomic_long_t own_redundant;	/* syncs for the CPU of CPU-owned memory */
