@@ -155,12 +155,23 @@ static int uiomem_export_sync(struct dma_buf *dmabuf, bool for_device,
 	int ret;
 
 	mutex_lock(&um->lock);
+	/* The sync checker: may the CPU take what a sync of the region's gave away? */
+	if (unlikely(um->sync_check) && !for_device && !um->dead) {
+		ret = uiomem_chk_begin_cpu(um, exp->base, exp->len);
+		if (ret)
+			goto out;
+	}
 	if (!exp->writable)
 		ret = uiomem_sync_flush(um, exp->base, exp->len, for_device);
 	else if (for_device)
 		ret = uiomem_sync_for_device(um, exp->base, exp->len, uiomem_export_dir(dir));
 	else
 		ret = uiomem_sync_for_cpu(um, exp->base, exp->len, uiomem_export_dir(dir));
+	if (!ret && unlikely(um->sync_check))
+		uiomem_chk_sync(um, for_device, exp->base, exp->len, uiomem_export_dir(dir),
+				for_device ? "dma-buf end_cpu_access" :
+				"dma-buf begin_cpu_access", for_device);
+out:
 	mutex_unlock(&um->lock);
 	return ret;
 }

@@ -87,6 +87,15 @@ static int uiomem_copy_chunk(struct uiomem *um, void *bounce, loff_t pos,
 		mutex_unlock(&um->lock);
 		return -ENODEV;
 	}
+	/* The sync checker: may the CPU copy what the device owns? */
+	if (unlikely(um->sync_check)) {
+		int err = uiomem_chk_rw(um, pos, n, write);
+
+		if (err) {
+			mutex_unlock(&um->lock);
+			return err;
+		}
+	}
 	if (write) {
 		memcpy(um->vaddr + pos, bounce, n);
 		uiomem_sync_for_device(um, pos, n, UDMEM_SYNC_TO_DEVICE);

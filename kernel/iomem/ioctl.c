@@ -131,7 +131,7 @@ static int uiomem_ioctl_set_sync(struct uiomem *um, struct file *file,
 	if (sa.size)
 		um->sync_size = sa.size;
 	if (cmd & 1)
-		ret = uiomem_sync_command(um, 1, for_device);
+		ret = uiomem_sync_command(um, 1, for_device, "ioctl");
 out_unlock:
 	mutex_unlock(&um->lock);
 	return ret;
@@ -152,7 +152,7 @@ static int uiomem_ioctl_sync_for(struct uiomem *um, struct file *file,
 	    !(file->f_mode & FMODE_WRITE))
 		ret = -EBADF;
 	else
-		ret = uiomem_sync_store(um, value, for_device);
+		ret = uiomem_sync_store(um, value, for_device, "ioctl");
 	mutex_unlock(&um->lock);
 	return ret;
 }
@@ -241,6 +241,8 @@ static int uiomem_ioctl_sync(struct uiomem *um, struct file *file,
 		ret = uiomem_sync_for_device(um, s.offset, s.length, dir);
 	else
 		ret = uiomem_sync_for_cpu(um, s.offset, s.length, dir);
+	if (!ret && unlikely(um->sync_check))
+		uiomem_chk_sync(um, for_device, s.offset, s.length, dir, "ioctl", false);
 	mutex_unlock(&um->lock);
 	return ret;
 }

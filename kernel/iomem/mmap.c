@@ -83,6 +83,35 @@ static vm_fault_t uiomem_insert_range(struct vm_area_struct *vma, unsigned long 
 	return ret;
 }
 
+/*
+ * The sync checker on (ownership.c): one page per fault, after asking who
+ * owns it; a page the device reads is mapped write-protected.  Under
+ * @um->lock, so that a sync for the device either removes the entry or
+ * comes after the fault.
+ */
+static vm_fault_t uiomem_vm_fault_check(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct uiomem *um = vma->vm_private_data;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
+	bool wrprotect;
+	vm_fault_t ret;
+	pte_t pte;
+
+	ret = uiomem_chk_fault(um, off, vmf->address, vmf->flags & FAULT_FLAG_WRITE,
+			       &wrprotect);
+	if (ret)
+		return ret;
+	if (!wrprotect)
+		return uiomem_insert_range(vma, PHYS_PFN(um->phys + off), addr,
+					   addr + PAGE_SIZE, addr);
+	/* Read-only and not dirty (x86: Write=0,Dirty=1 is a shadow stack entry). */
+	pte = pte_wrprotect(pte_mkyoung(__pte(pgprot_val(vma->vm_page_prot))));
+	return vmf_insert_pfn_prot(vma, addr, PHYS_PFN(um->phys + off),
+				   __pgprot(pte_val(pte)));
+}
+
 /**
  * uiomem_vm_fault() - map the pages around a faulting address
  * @vmf: the fault
@@ -117,15 +146,40 @@ static vm_fault_t uiomem_vm_fault(struct vm_fault *vmf)
 	if (vma->vm_pgoff + first + ((end - start) >> PAGE_SHIFT) > npages)
 		return VM_FAULT_SIGBUS;
 	mutex_lock(&um->lock);
+	if (um->dead)
+		goto out;
+	if (unlikely(um->sync_check)) {
+		ret = uiomem_vm_fault_check(vmf);
+		goto out;
+	}
+	ret = uiomem_insert_range(vma, PHYS_PFN(um->phys) + vma->vm_pgoff + first,
+				  start, end, addr);
+out:
+	mutex_unlock(&um->lock);
+	return ret;
+}
+
+/*
+ * A write to a page the checker mapped write-protected (the device reads
+ * it since a sync to the device).  Also where the kernel keeps a writable
+ * mapping's entries read-only to see writes: the checker off, the write
+ * goes on.
+ */
+static vm_fault_t uiomem_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct uiomem *um = vmf->vma->vm_private_data;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&um->lock);
 	if (!um->dead)
-		ret = uiomem_insert_range(vma, PHYS_PFN(um->phys) + vma->vm_pgoff + first,
-					  start, end, addr);
+		ret = uiomem_chk_mkwrite(um, (u64)vmf->pgoff << PAGE_SHIFT, vmf->address);
 	mutex_unlock(&um->lock);
 	return ret;
 }
 
 static const struct vm_operations_struct uiomem_vm_ops = {
 	.fault = uiomem_vm_fault,
+	.pfn_mkwrite = uiomem_vm_pfn_mkwrite,
 };
 
 int uiomem_mmap(struct file *file, struct vm_area_struct *vma)

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "common/udmem_own.h"
 #include "uiomem.h"
 
 #define UIOMEM_NAME_MAX		64
@@ -164,8 +165,20 @@ static int uiomem_read_u64_or_u32(struct device *dev, const char *name, u64 *val
 /* Sync defaults from the device-tree properties sync-*. */
 static int uiomem_read_sync_props(struct device *dev, struct uiomem *um)
 {
+	const char *str;
+	int check = -1;
 	u64 v64;
 	u32 v;
+
+	/* udmem addition: the sync checker, "off", "report" or "strict" */
+	if (!device_property_read_string(dev, "sync-check", &str)) {
+		check = udmem_check_parse(str);
+		if (check < 0) {
+			dev_err(dev, "invalid sync-check \"%s\"\n", str);
+			return -EINVAL;
+		}
+	}
+	uiomem_chk_init(um, check);
 
 	um->sync_mode = 1;
 	if (!device_property_read_u32(dev, "sync-mode", &v)) {
@@ -254,6 +267,7 @@ static void uiomem_dev_release(struct device *dev)
 	struct uiomem *um = container_of(dev, struct uiomem, dev);
 
 	iput(um->map_inode);
+	uiomem_chk_free(um);
 	kfree(um);
 }
 
@@ -427,6 +441,15 @@ static int uiomem_probe(struct platform_device *pdev)
 		dev_err(dev, "cannot map region %pR %s\n", &res,
 			um->cached ? "write-back" : "write-combine");
 		return PTR_ERR(um->vaddr);
+	}
+
+	/* The sync checker's table, before anyone can map the region. */
+	if (um->sync_check) {
+		v = um->sync_check;
+		um->sync_check = UDMEM_CHECK_OFF;
+		ret = uiomem_chk_set_mode(um, v);
+		if (ret)
+			return ret;
 	}
 
 	cdev_init(&um->cdev, &uiomem_fops);

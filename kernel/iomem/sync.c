@@ -123,12 +123,17 @@ int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner)
  * @um: the region, @um->lock held
  * @value: 0 (nothing), 1 (the stored range) or a packed command
  * @for_device: which of the two attributes was written
+ * @via: who asked, for the sync checker's messages
+ *
+ * A sync that ran moves the owners of its range (ownership.c).
  *
  * Return: 0 or a negative errno from the sync.
  */
-int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device)
+int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device,
+			const char *via)
 {
 	struct udmem_sync_cmd cmd;
+	int ret;
 
 	udmem_sync_cmd_decode(value, &cmd);
 	if (cmd.kind == UDMEM_SYNC_NONE)
@@ -139,8 +144,12 @@ int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device)
 		cmd.dir = um->sync_direction;
 	}
 	if (for_device)
-		return uiomem_sync_for_device(um, cmd.offset, cmd.size, cmd.dir);
-	return uiomem_sync_for_cpu(um, cmd.offset, cmd.size, cmd.dir);
+		ret = uiomem_sync_for_device(um, cmd.offset, cmd.size, cmd.dir);
+	else
+		ret = uiomem_sync_for_cpu(um, cmd.offset, cmd.size, cmd.dir);
+	if (!ret && unlikely(um->sync_check))
+		uiomem_chk_sync(um, for_device, cmd.offset, cmd.size, cmd.dir, via, false);
+	return ret;
 }
 
 /* The direction a sync command would use; @um->lock held. */
@@ -174,6 +183,7 @@ bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
  * @um: the region, @um->lock held
  * @value: the command, as for uiomem_sync_command()
  * @for_device: which of the two was written
+ * @via: who asked, for the sync checker's messages
  *
  * The attribute reads back 0 after a sync and the rejected value after a
  * failed one.  The sysfs attributes and UIOMEM_IOCTL_SET_SYNC_FOR_CPU /
@@ -181,9 +191,10 @@ bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
  *
  * Return: 0 or a negative errno from the sync.
  */
-int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device)
+int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device,
+		      const char *via)
 {
-	int ret = uiomem_sync_command(um, value, for_device);
+	int ret = uiomem_sync_command(um, value, for_device, via);
 
 	if (for_device)
 		um->sync_for_device = ret ? value : 0;

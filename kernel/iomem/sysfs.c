@@ -14,6 +14,7 @@
 #include <linux/sysfs.h>
 #include <linux/uiomem.h>
 
+#include "common/udmem_own.h"
 #include "uiomem.h"
 
 static ssize_t driver_version_show(struct device *dev,
@@ -170,7 +171,7 @@ static int uiomem_sync_attr_store(struct uiomem *um, const char *buf,
 		return ret;
 	if (mutex_lock_interruptible(&um->lock))
 		return -ERESTARTSYS;
-	ret = uiomem_sync_store(um, v, for_device);
+	ret = uiomem_sync_store(um, v, for_device, "sysfs");
 	mutex_unlock(&um->lock);
 	return ret;
 }
@@ -197,6 +198,85 @@ static ssize_t sync_for_device_store(struct device *dev,
 }
 static UIOMEM_ATTR_RW_0664(sync_for_device);
 
+/* udmem additions: the sync checker (ownership.c). */
+static ssize_t sync_check_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", udmem_check_name(READ_ONCE(um->sync_check)));
+}
+
+static ssize_t sync_check_store(struct device *dev, struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	int mode = udmem_check_parse(buf);
+	int ret;
+
+	if (mode < 0)
+		return mode;
+	ret = uiomem_chk_set_mode(dev_get_drvdata(dev), mode);
+	return ret ? ret : count;
+}
+static UIOMEM_ATTR_RW_0664(sync_check);
+
+/* The checker's counters: writing 0 resets one. */
+static ssize_t uiomem_counter_show(atomic_long_t *counter, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(counter));
+}
+
+static ssize_t uiomem_counter_store(atomic_long_t *counter, const char *buf,
+				    size_t count)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	atomic_long_set(counter, 0);
+	return count;
+}
+
+static ssize_t ownership_violations_show(struct device *dev,
+					 struct device_attribute *attr, char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return uiomem_counter_show(&um->own_violations, buf);
+}
+
+static ssize_t ownership_violations_store(struct device *dev,
+					  struct device_attribute *attr,
+					  const char *buf, size_t count)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return uiomem_counter_store(&um->own_violations, buf, count);
+}
+static UIOMEM_ATTR_RW_0664(ownership_violations);
+
+static ssize_t redundant_syncs_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return uiomem_counter_show(&um->own_redundant, buf);
+}
+
+static ssize_t redundant_syncs_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct uiomem *um = dev_get_drvdata(dev);
+
+	return uiomem_counter_store(&um->own_redundant, buf, count);
+}
+static UIOMEM_ATTR_RW_0664(redundant_syncs);
+
 static struct attribute *uiomem_attrs[] = {
 	&dev_attr_driver_version.attr,
 	&dev_attr_size.attr,
@@ -213,6 +293,9 @@ static struct attribute *uiomem_attrs[] = {
 	&dev_attr_shareable.attr,
 	&dev_attr_sync_operation.attr,
 	&dev_attr_ioctl_version.attr,
+	&dev_attr_sync_check.attr,
+	&dev_attr_ownership_violations.attr,
+	&dev_attr_redundant_syncs.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(uiomem);

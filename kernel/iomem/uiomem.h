@@ -14,6 +14,7 @@
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/ratelimit.h>
 #include <linux/types.h>
 
 #include "common/udmem_sync.h"
@@ -79,6 +80,8 @@ static inline const char *uiomem_sync_operation(void)
 	return uiomem_cache_line ? uiomem_cache_ops.sync_operation : "NONE";
 }
 
+struct udmem_own;
+
 /**
  * struct uiomem - one device-memory region and its /dev node
  * @dev: the class device /sys/class/uiomem/<name>; owns this structure
@@ -108,6 +111,12 @@ static inline const char *uiomem_sync_operation(void)
  * @sync_calls: syncs done (statistics for the query ioctl)
  * @sync_lines: cache maintenance instructions issued
  * @sync_barriers: barrier instructions issued
+ * @sync_check: the sync checker's mode, UDMEM_CHECK_* (ownership.c);
+ *	READ_ONCE() outside @lock
+ * @own: page owners, from the first switch on of the checker
+ * @own_violations: CPU accesses the checker caught (ownership_violations)
+ * @own_redundant: syncs for the CPU of CPU-owned pages (redundant_syncs)
+ * @own_rs: limits the checker's messages
  */
 struct uiomem {
 	struct device dev;
@@ -131,6 +140,11 @@ struct uiomem {
 	atomic64_t sync_calls;
 	atomic64_t sync_lines;
 	atomic64_t sync_barriers;
+	u32 sync_check;
+	struct udmem_own *own;
+	atomic_long_t own_violations;
+	atomic_long_t own_redundant;
+	struct ratelimit_state own_rs;
 };
 
 /* main.c */
@@ -151,10 +165,25 @@ int uiomem_sync_for_cpu(struct uiomem *um, u64 offset, u64 size,
 int uiomem_sync_for_device(struct uiomem *um, u64 offset, u64 size,
 			   enum udmem_sync_dir dir);
 int uiomem_sync_flush(struct uiomem *um, u64 offset, u64 size, u32 owner);
-int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device);
-int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device);
+int uiomem_sync_command(struct uiomem *um, u64 value, bool for_device,
+			const char *via);
+int uiomem_sync_store(struct uiomem *um, u64 value, bool for_device,
+		      const char *via);
 bool uiomem_sync_command_may_discard(struct uiomem *um, u64 value,
 				     bool for_device);
+
+/* ownership.c: the sync checker (docs/sync-checker.md) */
+extern int uiomem_default_sync_check;
+void uiomem_chk_init(struct uiomem *um, int mode);
+void uiomem_chk_free(struct uiomem *um);
+int uiomem_chk_set_mode(struct uiomem *um, u32 mode);
+void uiomem_chk_sync(struct uiomem *um, bool for_device, u64 offset, u64 size,
+		     enum udmem_sync_dir dir, const char *via, bool by_export);
+int uiomem_chk_rw(struct uiomem *um, u64 offset, u64 len, bool write);
+int uiomem_chk_begin_cpu(struct uiomem *um, u64 offset, u64 len);
+vm_fault_t uiomem_chk_fault(struct uiomem *um, u64 offset, unsigned long addr,
+			    bool write, bool *wrprotect);
+vm_fault_t uiomem_chk_mkwrite(struct uiomem *um, u64 offset, unsigned long addr);
 
 /* mmap.c */
 u32 uiomem_map_type(const struct uiomem *um, bool o_sync);

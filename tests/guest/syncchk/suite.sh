@@ -8,7 +8,9 @@
 # program when it was extracted; the CLI's --sync-check and the
 # module parameter make new buffers start checked.  sclib: libudmem's
 # SIGBUS handler names the buffer and offset of a strict-mode fault, in its
-# own mappings and in those given to udmem_sync_check_watch().
+# own mappings and in those given to udmem_sync_check_watch().  uiochk: the
+# same checker on a uiomem region over the ivshmem BAR, and uiomem's module
+# parameter.
 
 SC_CLS=/sys/class/u-dma-buf
 
@@ -87,6 +89,38 @@ else
 	tap_fail setup "insmod u-dma-buf or u-dma-buf-mgr failed"
 fi
 sc_cleanup
+
+# uiomem: the same checker on a region of 64 KiB of the ivshmem BAR from
+# 64 KiB on (the first page is the host peer's mailbox); the module
+# parameter makes the new region start checked.
+UC_CLS=/sys/class/uiomem
+uc_addr=
+_d=$(udmem_pci_dev 0x1af4 0x1110) && _bar=$(sed -n 3p "$_d/resource")
+if [ -n "$_bar" ]; then
+	# shellcheck disable=SC2086 # start, end and flags: one a word
+	set -- $_bar
+	if [ "$1" != "0x0000000000000000" ] && [ $(($2 - $1 + 1)) -ge $((0x20000)) ]; then
+		uc_addr=$(printf '0x%x' $(($1 + 0x10000)))
+	fi
+fi
+lsmod | grep -q '^uiomem ' && udmem_rmmod uiomem
+if [ -z "$uc_addr" ]; then
+	tap_skip uiomem "no ivshmem-plain device with a BAR 2: no uiomem region"
+elif udmem_insmod uiomem uiomem0_addr="$uc_addr" uiomem0_size=0x10000 sync_check=report; then
+	tap_eq uiomem/param-reads-back report "$(cat /sys/module/uiomem/parameters/sync_check)"
+	tap_eq uiomem/param-new-region-checked report "$(cat $UC_CLS/uiomem0/sync_check)"
+	tap_eq uiomem/no-violations-yet 0 "$(cat $UC_CLS/uiomem0/ownership_violations)"
+	udmem_run UDMEM_SUITE="$UDMEM_SUITE/uiomem" UIOMEM_DEV=uiomem0 uiochk
+	if echo bogus > /sys/module/uiomem/parameters/sync_check 2>/dev/null; then
+		tap_fail uiomem/param-bad-value-refused "bogus accepted"
+	else
+		tap_ok uiomem/param-bad-value-refused
+	fi
+	udmem_rmmod uiomem
+else
+	tap_fail uiomem/setup "insmod uiomem with a region on the ivshmem BAR failed"
+fi
+
 if lsmod | grep -q '^u_dma_buf'; then
 	tap_fail cleanup "u-dma-buf still loaded"
 else
