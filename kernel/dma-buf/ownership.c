@@ -21,6 +21,10 @@
  * ownership_violations.  A sync for the CPU of pages the CPU owns already
  * counts in redundant_syncs and is no error.
  *
+ * The owner table, the records of the last syncs, the checks and the
+ * messages are common/udmem_own.h's, shared with uiomem; this file ties
+ * them to a buffer: its lock, its counters and its user mappings.
+ *
  * Mappings are checked when they were made while the checker was on:
  * they get udmabuf_vm_ops_check (mmap.c) and no entries at mmap time.
  * Everything here runs under buf->lock; with the checker off the callers

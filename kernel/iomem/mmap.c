@@ -161,9 +161,11 @@ out:
 
 /*
  * A write to a page the checker mapped write-protected (the device reads
- * it since a sync to the device).  Also where the kernel keeps a writable
- * mapping's entries read-only to see writes: the checker off, the write
- * goes on.
+ * it since a sync to the device).  Only mappings made while the checker
+ * was on have this: with it, the kernel keeps every entry of a writable
+ * mapping read-only until the first write (write notification), which
+ * would cost mappings without the checker a fault per written page.  The
+ * checker off, the write goes on.
  */
 static vm_fault_t uiomem_vm_pfn_mkwrite(struct vm_fault *vmf)
 {
@@ -178,6 +180,11 @@ static vm_fault_t uiomem_vm_pfn_mkwrite(struct vm_fault *vmf)
 }
 
 static const struct vm_operations_struct uiomem_vm_ops = {
+	.fault = uiomem_vm_fault,
+};
+
+/* The mappings made while the sync checker was on. */
+static const struct vm_operations_struct uiomem_vm_ops_check = {
 	.fault = uiomem_vm_fault,
 	.pfn_mkwrite = uiomem_vm_pfn_mkwrite,
 };
@@ -220,7 +227,7 @@ int uiomem_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 	/* No entry now: uiomem_vm_fault() makes them. */
 	vma->vm_page_prot = prot;
-	vma->vm_ops = &uiomem_vm_ops;
+	vma->vm_ops = um->sync_check ? &uiomem_vm_ops_check : &uiomem_vm_ops;
 	vma->vm_private_data = um;
 	udmem_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 out_unlock:

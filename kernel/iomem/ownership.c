@@ -13,6 +13,8 @@
  * device (direction 1) lets the CPU read, write-protected.  read() and
  * write() (file.c) and an export's begin_cpu_access (export.c) ask too.
  * read() and write()'s own cache maintenance leaves the owners alone.
+ * Only mappings made while the checker was on have a pfn_mkwrite that
+ * checks a write to a write-protected page (mmap.c says why).
  *
  * Everything here runs under @um->lock; with the checker off the callers
  * test @um->sync_check and do nothing else.
