@@ -37,6 +37,30 @@ def test_sync_owner_follows_the_syncs(uiomem_region):
         assert r.sync_owner == "cpu" and sysfs(uiomem_region, "sync_owner") == 0
 
 
+def test_sync_check_catches_a_read_without_sync_for_cpu(uiomem_region):
+    """Region.sync_check switches the checker; its counters read back."""
+    with udmem.Region.open(uiomem_region) as r:
+        assert r.sync_check == "off"
+        with pytest.raises(ValueError):
+            r.sync_check = "loud"
+        r.sync_check = "report"
+        try:
+            assert r.sync_check == "report"
+            before = r.ownership_violations
+            r.sync_for_device(0, 4096)
+            r.sync_for_cpu(0x1000, 4096)      # the CPU owned it: redundant
+            assert r.redundant_syncs >= 1
+            # report mode: the read goes on and is counted; pread() is one
+            # access whatever the mapping holds
+            os.pread(r.fileno, 16, 0)
+            assert r.ownership_violations == before + 1
+            r.sync_for_cpu(0, 4096)
+            os.pread(r.fileno, 16, 0)
+            assert r.ownership_violations == before + 1
+        finally:
+            r.sync_check = "off"
+
+
 def test_data_round_trip_through_the_device_file(uiomem_region):
     with udmem.Region.open(uiomem_region) as r:
         a = r.asarray("u8", offset=4096)

@@ -26,6 +26,9 @@ TO_DEVICE = _uapi.U_DMA_BUF_SYNC_DIR_TO_DEVICE
 FROM_DEVICE = _uapi.U_DMA_BUF_SYNC_DIR_FROM_DEVICE
 
 # 1..63 printable ASCII characters other than '/', ';' and space (as libudmem).
+#: The sync checker's modes (docs/sync-checker.md).
+SYNC_CHECK_MODES = ("off", "report", "strict")
+
 _NAME = re.compile(r"[!-.0-:<-~]{1,63}")
 
 
@@ -223,6 +226,39 @@ class Device:
     def coherent(self) -> bool:
         """True when no cache maintenance is needed."""
         return self._coherent
+
+    # ---- the sync checker (docs/sync-checker.md), a Buffer's or a Region's
+    @property
+    def sync_check(self) -> str:
+        """The sync checker: "off", "report" or "strict" (docs/sync-checker.md).
+
+        Setting it needs write access to the sysfs attribute.  Switch a
+        Buffer's on before mapping it: its mapping is only checked if it was
+        made while the checker was on (a Region's mappings always are).
+        OSError EOPNOTSUPP where the driver cannot check a buffer's mappings.
+        """
+        return sysfs_read(self._CLASS, self._name, "sync_check")
+
+    @sync_check.setter
+    def sync_check(self, mode: str) -> None:
+        if mode not in SYNC_CHECK_MODES:
+            raise ValueError(f"{self._name}: sync_check must be one of {list(SYNC_CHECK_MODES)}")
+        path = os.path.join(SYSFS_CLASS, self._CLASS, self._name, "sync_check")
+        try:
+            with open(path, "w") as f:
+                f.write(mode)
+        except OSError as e:
+            raise oserror(e.errno, self._name, "sync_check") from None
+
+    @property
+    def ownership_violations(self) -> int:
+        """CPU accesses to memory the device owned, as the sync checker counted them."""
+        return sysfs_int(self._CLASS, self._name, "ownership_violations")
+
+    @property
+    def redundant_syncs(self) -> int:
+        """Syncs for the CPU of memory the CPU owned already (the sync checker's count)."""
+        return sysfs_int(self._CLASS, self._name, "redundant_syncs")
 
     @property
     def closed(self) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _device, _uapi
-from ._device import BIDIRECTIONAL, Device, check_name, oserror
+from ._device import BIDIRECTIONAL, SYNC_CHECK_MODES, Device, check_name, oserror
 from .array import UdmemArray
 
 MGR = "/dev/u-dma-buf-mgr"
@@ -29,8 +29,6 @@ MMAP_MODES = {
 }
 _MMAP_MODE_NAMES = {v: k for k, v in MMAP_MODES.items()}
 
-#: The sync checker's modes (docs/sync-checker.md).
-SYNC_CHECK_MODES = ("off", "report", "strict")
 
 _names = itertools.count()
 
@@ -186,38 +184,6 @@ class Buffer(Device):
         raw = fcntl.ioctl(self._fd, _uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER,
                           bytes(_uapi.U_DMA_BUF_IOCTL_GET_SYNC_OWNER >> 16 & 0x3FFF))
         return "device" if int.from_bytes(raw, sys.byteorder) else "cpu"
-
-    @property
-    def sync_check(self) -> str:
-        """The sync checker: "off", "report" or "strict" (docs/sync-checker.md).
-
-        Setting it needs write access to the sysfs attribute; switch it on
-        before mapping the buffer: the mapping of an open Buffer is only
-        checked if it was made while the checker was on.  OSError
-        EOPNOTSUPP where the driver cannot check the buffer's mappings.
-        """
-        return _device.sysfs_read(self._CLASS, self._name, "sync_check")
-
-    @sync_check.setter
-    def sync_check(self, mode: str) -> None:
-        if mode not in SYNC_CHECK_MODES:
-            raise ValueError(f"{self._name}: sync_check must be one of {list(SYNC_CHECK_MODES)}")
-        path = os.path.join(_device.SYSFS_CLASS, self._CLASS, self._name, "sync_check")
-        try:
-            with open(path, "w") as f:
-                f.write(mode)
-        except OSError as e:
-            raise oserror(e.errno, self._name, "sync_check") from None
-
-    @property
-    def ownership_violations(self) -> int:
-        """CPU accesses to memory the device owned, as the sync checker counted them."""
-        return _device.sysfs_int(self._CLASS, self._name, "ownership_violations")
-
-    @property
-    def redundant_syncs(self) -> int:
-        """Syncs for the CPU of memory the CPU owned already (the sync checker's count)."""
-        return _device.sysfs_int(self._CLASS, self._name, "redundant_syncs")
 
     def _sync(self, cmd: int, offset: int, size: int | None, direction: int, what: str) -> None:
         self._check_open()
