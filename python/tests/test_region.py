@@ -46,17 +46,19 @@ def test_sync_check_catches_a_read_without_sync_for_cpu(uiomem_region):
         r.sync_check = "report"
         try:
             assert r.sync_check == "report"
-            before = r.ownership_violations
+            for attr in ("ownership_violations", "redundant_syncs"):
+                with open(f"/sys/class/uiomem/{uiomem_region}/{attr}", "w") as f:
+                    f.write("0")
             r.sync_for_device(0, 4096)
-            r.sync_for_cpu(0x1000, 4096)      # the CPU owned it: redundant
-            assert r.redundant_syncs >= 1
-            # report mode: the read goes on and is counted; pread() is one
-            # access whatever the mapping holds
+            r.sync_for_cpu(0x1000, 4096)      # the CPU owned these: redundant
+            r.sync_for_cpu(0x2000, 4096)
+            assert r.redundant_syncs == sysfs(uiomem_region, "redundant_syncs") == 2
+            # report mode: the read goes on and is counted
             os.pread(r.fileno, 16, 0)
-            assert r.ownership_violations == before + 1
+            assert r.ownership_violations == sysfs(uiomem_region, "ownership_violations") == 1
             r.sync_for_cpu(0, 4096)
             os.pread(r.fileno, 16, 0)
-            assert r.ownership_violations == before + 1
+            assert r.ownership_violations == 1
         finally:
             r.sync_check = "off"
 
