@@ -100,18 +100,13 @@ static void uiomem_static_create(int n)
 {
 	phys_addr_t addr = uiomem_static_addr[n];
 	resource_size_t size = uiomem_static_size[n];
-	struct property_entry props[] = {
-		PROPERTY_ENTRY_U32("minor-number", n),
-		PROPERTY_ENTRY_U64("option", uiomem_static_option[n]),
-		{ }
-	};
+	struct uiomem_static_data data = { .minor = n, .option = uiomem_static_option[n] };
 	struct platform_device_info info = {
 		.name = UIOMEM_DRIVER_NAME,
 		.id = n,
-		.properties = props,
 	};
+	struct resource *res = &data.res;
 	struct platform_device *pdev;
-	struct resource res = { };
 	phys_addr_t last;
 
 	/* 0 is the parameter's default, as in the original driver: unset. */
@@ -125,11 +120,11 @@ static void uiomem_static_create(int n)
 		       n, uiomem_static_addr[n], n, uiomem_static_size[n]);
 		goto err_unreserve;
 	}
-	res.start = addr;
-	res.end = last;
-	res.flags = IORESOURCE_MEM;
+	res->start = addr;
+	res->end = last;
+	res->flags = IORESOURCE_MEM;
 	/* Before the platform core claims the range and fails less clearly. */
-	if (uiomem_check_resource(NULL, &res))
+	if (uiomem_check_resource(NULL, res))
 		goto err_unreserve;
 	/*
 	 * The range goes as platform data, not as a platform resource: the
@@ -137,9 +132,10 @@ static void uiomem_static_create(int n)
 	 * range inside another region's claim becomes a child of that claim
 	 * and is left dangling when that region goes (KASAN: use after free
 	 * in __release_resource() at rmmod, on overlapping parameters).
+	 * The minor and the option go with it (struct uiomem_static_data).
 	 */
-	info.data = &res;
-	info.size_data = sizeof(res);
+	info.data = &data;
+	info.size_data = sizeof(data);
 	/* Probes right away; a probe error leaves the device unbound. */
 	pdev = platform_device_register_full(&info);
 	if (IS_ERR(pdev)) {

@@ -88,7 +88,7 @@ static int uiomem_minor_get(struct platform_device *pdev, int minor)
 static int uiomem_get_resource(struct platform_device *pdev, struct resource *res)
 {
 	struct resource *r = platform_get_resource(pdev, IORESOURCE_MEM, 0);
-	const struct resource *param = dev_get_platdata(&pdev->dev);
+	const struct uiomem_static_data *param = dev_get_platdata(&pdev->dev);
 	struct reserved_mem *rmem;
 	struct device_node *np;
 	int ret = 0;
@@ -99,7 +99,7 @@ static int uiomem_get_resource(struct platform_device *pdev, struct resource *re
 	}
 	/* Module parameters: the range is platform data (see main.c). */
 	if (param) {
-		*res = *param;
+		*res = param->res;
 		return 0;
 	}
 	np = of_parse_phandle(pdev->dev.of_node, "memory-region", 0);
@@ -226,10 +226,16 @@ static int uiomem_read_sync_props(struct device *dev, struct uiomem *um)
  */
 static void uiomem_read_cache_props(struct device *dev, struct uiomem *um)
 {
+	const struct uiomem_static_data *param = dev_get_platdata(dev);
 	u64 option = UIOMEM_OPTION_DEFAULT;
 	bool has_option;
 
-	has_option = !uiomem_read_u64_or_u32(dev, "option", &option);
+	if (param) {
+		option = param->option;
+		has_option = true;
+	} else {
+		has_option = !uiomem_read_u64_or_u32(dev, "option", &option);
+	}
 	um->shareable = device_property_read_bool(dev, "shareable") ||
 			(has_option && (option & UIOMEM_OPTION_SHAREABLE));
 
@@ -359,6 +365,7 @@ static bool uiomem_own_device(struct platform_device *pdev)
 static int uiomem_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
+	const struct uiomem_static_data *param = dev_get_platdata(dev);
 	struct resource res;
 	bool has_minor = false;
 	struct uiomem *um;
@@ -398,7 +405,10 @@ static int uiomem_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 
-	if (!device_property_read_u32(dev, "minor-number", &v)) {
+	if (param) {
+		minor = param->minor;
+		has_minor = true;
+	} else if (!device_property_read_u32(dev, "minor-number", &v)) {
 		if (v >= UIOMEM_MINORS) {
 			dev_err(dev, "minor-number %u is not below %d\n", v, UIOMEM_MINORS);
 			return -EINVAL;

@@ -154,6 +154,23 @@ extern int uiomem_info_enable;
 
 /* probe.c */
 extern struct platform_driver uiomem_driver;
+/**
+ * struct uiomem_static_data - platform data of a module-parameter region
+ * @res: its range (not a platform resource, see main.c)
+ * @minor: uiomemN's N
+ * @option: uiomemN_option
+ *
+ * Platform data, not device properties: properties make a software node,
+ * and 6.1's software_node_notify() takes no reference on it when it
+ * cannot make the node's sysfs links while software_node_notify_remove()
+ * drops one anyway, a use after free at removal (failnth's failload).
+ */
+struct uiomem_static_data {
+	struct resource res;
+	u32 minor;
+	u64 option;
+};
+
 int uiomem_check_resource(struct device *dev, const struct resource *res);
 void uiomem_minor_reserve(int n);
 bool uiomem_minor_reserved(int n);
