@@ -146,29 +146,29 @@ static enum udmem_sync_dir uiomem_export_dir(enum dma_data_direction dir)
 	}
 }
 
-/* CPU access brackets over the exported range; -ENODEV after removal. */
-static int uiomem_export_sync(struct dma_buf *dmabuf, bool for_device,
+/* CPU access brackets over [base, base + len) of the export; -ENODEV after removal. */
+static int uiomem_export_sync(struct uiomem_dmabuf *exp, u64 base, u64 len, bool for_device,
 			      enum dma_data_direction dir)
 {
-	struct uiomem_dmabuf *exp = dmabuf->priv;
 	struct uiomem *um = exp->um;
 	int ret;
 
+	base += exp->base;
 	mutex_lock(&um->lock);
 	/* The sync checker: may the CPU take what a sync of the region's gave away? */
 	if (unlikely(um->sync_check) && !for_device && !um->dead) {
-		ret = uiomem_chk_begin_cpu(um, exp->base, exp->len);
+		ret = uiomem_chk_begin_cpu(um, base, len);
 		if (ret)
 			goto out;
 	}
 	if (!exp->writable)
-		ret = uiomem_sync_flush(um, exp->base, exp->len, for_device);
+		ret = uiomem_sync_flush(um, base, len, for_device);
 	else if (for_device)
-		ret = uiomem_sync_for_device(um, exp->base, exp->len, uiomem_export_dir(dir));
+		ret = uiomem_sync_for_device(um, base, len, uiomem_export_dir(dir));
 	else
-		ret = uiomem_sync_for_cpu(um, exp->base, exp->len, uiomem_export_dir(dir));
+		ret = uiomem_sync_for_cpu(um, base, len, uiomem_export_dir(dir));
 	if (!ret && unlikely(um->sync_check))
-		uiomem_chk_sync(um, for_device, exp->base, exp->len, uiomem_export_dir(dir),
+		uiomem_chk_sync(um, for_device, base, len, uiomem_export_dir(dir),
 				for_device ? "dma-buf end_cpu_access" :
 				"dma-buf begin_cpu_access", for_device);
 out:
@@ -178,13 +178,36 @@ out:
 
 static int uiomem_export_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return uiomem_export_sync(dmabuf, false, dir);
+	struct uiomem_dmabuf *exp = dmabuf->priv;
+
+	return uiomem_export_sync(exp, 0, exp->len, false, dir);
 }
 
 static int uiomem_export_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	return uiomem_export_sync(dmabuf, true, dir);
+	struct uiomem_dmabuf *exp = dmabuf->priv;
+
+	return uiomem_export_sync(exp, 0, exp->len, true, dir);
 }
+
+static const struct dma_buf_ops uiomem_export_ops;
+
+/* See udmem_dma.h: a range of the export, for u-dma-chan's transfers. */
+int uiomem_export_sync_range(struct dma_buf *dmabuf, u64 offset, u64 len, bool for_device,
+			     enum dma_data_direction dir)
+{
+	struct uiomem_dmabuf *exp;
+
+	if (dmabuf->ops != &uiomem_export_ops)
+		return -EOPNOTSUPP;
+	exp = dmabuf->priv;
+	if (!udmem_range_ok(offset, len, exp->len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return uiomem_export_sync(exp, offset, len, for_device, dir);
+}
+EXPORT_SYMBOL_GPL(uiomem_export_sync_range);
 
 static const struct dma_buf_ops uiomem_export_ops = {
 	.map_dma_buf = uiomem_export_map,
