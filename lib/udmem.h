@@ -37,7 +37,7 @@ extern "C" {
  * take it from here.
  */
 #define UDMEM_VERSION_MAJOR	1
-#define UDMEM_VERSION_MINOR	6
+#define UDMEM_VERSION_MINOR	7
 #define UDMEM_VERSION_PATCH	0
 
 /**
@@ -520,8 +520,8 @@ enum udmem_dma_submit_flags {
 	/**
 	 * Return once the batch completed, with its status: a submit and a
 	 * udmem_dma_wait() without a time limit in one system call (not for
-	 * cyclic transfers).  @since 1.7; a module older than the library
-	 * refuses it with -EINVAL.
+	 * cyclic transfers).  A module older than the library refuses it
+	 * with -EINVAL.  @since 1.7 (UDMEM_API_VERSION >= 0x010700).
 	 */
 	UDMEM_DMA_WAIT = 1u << 2,
 };

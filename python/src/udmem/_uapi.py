@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-VERSION = "1.6.0"
+VERSION = "1.7.0"
 
 
 def _ioc(direction: int, kind: int, nr: int, size: int) -> int:
