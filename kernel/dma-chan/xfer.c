@@ -768,7 +768,7 @@ int udc_submit(struct udc_file *uf, struct u_dma_chan_submit *sub)
 	u64 max_seg;
 	int ret;
 
-	if (sub->flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub->reserved0 ||
+	if (sub->flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub->status ||
 	    sub->reserved[0] || sub->reserved[1] || !sub->count)
 		return -EINVAL;
 	if (sub->count > U_DMA_CHAN_MAX_BATCH)

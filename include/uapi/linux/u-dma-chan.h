@@ -102,7 +102,7 @@ struct u_dma_chan_xfer {
  * @flags: U_DMA_CHAN_SUBMIT_*
  * @fence_fd: out: the batch's sync_file, or -1
  * @status: must be zero; out, with U_DMA_CHAN_SUBMIT_WAIT: the batch's
- *	status as WAIT gives it (@reserved0 is its older name)
+ *	status as WAIT gives it (before 1.7 the field was reserved0)
  * @seq: out: the batch's sequence number on this open file, from 1 up
  * @reserved: must be zero
  *
@@ -117,10 +117,7 @@ struct u_dma_chan_submit {
 	__u32 count;
 	__u32 flags;
 	__s32 fence_fd;
-	union {
-		__u32 reserved0;
-		__s32 status;
-	};
+	__s32 status;
 	__u64 seq;
 	__u64 reserved[2];
 };

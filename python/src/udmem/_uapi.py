@@ -131,7 +131,8 @@ U_DMA_CHAN_XFER_NO_SYNC = 2
 U_DMA_CHAN_XFER_FLAGS = 3
 U_DMA_CHAN_SUBMIT_FENCE_FD = 1
 U_DMA_CHAN_SUBMIT_NO_EVENT = 2
-U_DMA_CHAN_SUBMIT_FLAGS = 3
+U_DMA_CHAN_SUBMIT_WAIT = 4
+U_DMA_CHAN_SUBMIT_FLAGS = 7
 U_DMA_CHAN_CAP_MEMCPY = 1
 U_DMA_CHAN_CAP_DEV_TO_MEM = 2
 U_DMA_CHAN_CAP_MEM_TO_DEV = 4
@@ -227,8 +228,8 @@ u_dma_chan_xfer = Layout("=IIiiQQQQ2Q", (
     "reserved0", "reserved1",
 ))
 # struct u_dma_chan_submit: 48 bytes
-u_dma_chan_submit = Layout("=QIIiIQ2Q", (
-    "xfers", "count", "flags", "fence_fd", "reserved0", "seq", "reserved0", "reserved1",
+u_dma_chan_submit = Layout("=QIIiiQ2Q", (
+    "xfers", "count", "flags", "fence_fd", "status", "seq", "reserved0", "reserved1",
 ))
 # struct u_dma_chan_wait: 48 bytes
 u_dma_chan_wait = Layout("=QqiIQ2Q", (

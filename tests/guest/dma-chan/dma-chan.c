@@ -205,7 +205,7 @@ TEST_F(dc, submit_wait_returns_the_batch_done)
 	EXPECT_EQ(udmem_dma_submit(self->dma, &one, 1, UDMEM_DMA_WAIT, &seq, NULL), 0);
 	EXPECT_EQ(seq, sub.seq + 1);
 	EXPECT_EQ(memcmp(self->d + ut_len / 2, self->s, 65536), 0);
-	/* input status must be zero, as reserved0 was */
+	/* input status must be zero (it was reserved0 before) */
 	sub.status = -5;
 	EXPECT_ERRNO(ioctl(fd, U_DMA_CHAN_IOCTL_SUBMIT, &sub), EINVAL);
 	/* a cyclic transfer never completes by itself: refused, nothing runs */
@@ -429,7 +429,7 @@ TEST_F(dc, bad_fields_and_flags_are_einval)
 	EXPECT_EQ(ut_submit_raw(self->dma, &x, 1, 0), -EINVAL);
 	x.op = U_DMA_CHAN_OP_MEMCPY;
 	EXPECT_EQ(ut_submit_raw(self->dma, &x, 1, 1u << 9), -EINVAL);
-	sub.reserved0 = 1;
+	sub.status = 1;
 	EXPECT_ERRNO(ioctl(fd, U_DMA_CHAN_IOCTL_SUBMIT, &sub), EINVAL);
 	EXPECT_ERRNO(ioctl(fd, _IO('u', 0xdf)), ENOTTY);
 	EXPECT_EQ(udmem_dma_slave_config(self->dma, UDMEM_DMA_DEV_TO_MEM, 0, 3, 0), -EINVAL);

@@ -1684,7 +1684,7 @@ static void chan_submit(void)
 	if (!clean && rn(16) == 0)
 		sub.flags |= 1u << rn(32);
 	if (!clean && rn(16) == 0)
-		sub.reserved0 = 1;
+		sub.status = 1;
 	if (!clean && rn(16) == 0)
 		sub.reserved[rn(2)] = 1;
 	if (!clean && rn(24) == 0) {
@@ -1705,7 +1705,7 @@ static void chan_submit(void)
 		sub.reserved[1] = 1;
 		forced = true;
 	}
-	if (sub.flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub.reserved0 || sub.reserved[0] ||
+	if (sub.flags & ~U_DMA_CHAN_SUBMIT_FLAGS || sub.status || sub.reserved[0] ||
 	    sub.reserved[1] || !cnt)
 		sbad = R_EINVAL;
 	/* SUBMIT_WAIT refuses a cyclic transfer once the ones before it passed */
