@@ -42,10 +42,11 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 
+#include "fault-nth.h"
 #include "harness.h"
 #include "ut.h"
 
-#define FL_DEBUGFS	"/sys/kernel/debug"
+#define FL_DEBUGFS	FNTH_DEBUGFS
 #define FL_MODULES	"/udmem/modules"
 #define FL_MAX_NTH	2000
 #define FL_MAX_DEVS	2
@@ -62,49 +63,10 @@ struct fl_mod {
 #define FL_EVERY_NTH	64	/* the first loads' faults, one by one */
 static unsigned int fl_first = 1, fl_last = FL_MAX_NTH, fl_stride = 16;
 
-static int fl_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
-static int fl_attr(const char *attr, const char *what, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), FL_DEBUGFS "/%s/%s", attr, what);
-	return fl_write(path, val);
-}
-
-/* Both fault attributes for this thread only, for every allocation. */
+/* Both fault attributes for this thread only; the walk's Ns from the environment. */
 static void fl_setup(void)
 {
-	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
-	struct stat st;
-	int i, err = 0;
-
-	if (stat(FL_DEBUGFS "/failslab", &st))
-		mount("debugfs", FL_DEBUGFS, "debugfs", 0, NULL);
-	if (stat(FL_DEBUGFS "/failslab", &st) || stat(FL_DEBUGFS "/fail_page_alloc", &st) ||
-	    access("/proc/thread-self/fail-nth", W_OK))
-		SKIP("no %s/failslab, fail_page_alloc or fail-nth: the kernel has %s off",
-		     FL_DEBUGFS, "FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC or its debugfs");
-	for (i = 0; i < 2; i++) {
-		err |= fl_attr(attrs[i], "task-filter", "Y");
-		err |= fl_attr(attrs[i], "probability", "0");
-		err |= fl_attr(attrs[i], "verbose", ut_env("FAILNTH_VERBOSE", "0"));
-		err |= fl_attr(attrs[i], "ignore-gfp-wait", "N");
-	}
-	err |= fl_attr("fail_page_alloc", "ignore-gfp-highmem", "N");
-	err |= fl_attr("fail_page_alloc", "min-order", "0");
-	err |= fl_write("/proc/thread-self/make-it-fail", "1");
-	ASSERT_EQ(err, 0);
+	fnth_setup();
 	if (atoi(ut_env("FAILLOAD_STRIDE", "16")) > 0)
 		fl_stride = atoi(ut_env("FAILLOAD_STRIDE", "16"));
 	if (atoi(ut_env("FAILNTH_ONLY", "0")) > 0) {
@@ -344,9 +306,9 @@ static void fl_kmemleak(const char *op)
 		return;
 	}
 	sleep(6);	/* kmemleak reports objects at least 5 s old */
-	fl_write(FL_KMEMLEAK, "scan");
+	fnth_write(FL_KMEMLEAK, "scan");
 	sleep(1);
-	fl_write(FL_KMEMLEAK, "scan");
+	fnth_write(FL_KMEMLEAK, "scan");
 	f = fopen(FL_KMEMLEAK, "r");
 	ASSERT_TRUE(f);
 	rec[0] = 0;
@@ -380,32 +342,9 @@ static void fl_kmemleak(const char *op)
 	UT_CHECK(!other, 0, "%s: %u unreferenced object(s) besides the kernel's known one",
 		 op, other);
 	if (!other && !foreign && known)
-		fl_write(FL_KMEMLEAK, "clear");
+		fnth_write(FL_KMEMLEAK, "clear");
 }
 
-static void fl_arm(const char *op, unsigned int n)
-{
-	char v[16];
-
-	UT_PROGRESS("%s, fail-nth %u", op, n);
-	snprintf(v, sizeof(v), "%u", n);
-	fl_write("/proc/thread-self/fail-nth", v);
-}
-
-static bool fl_disarm(void)
-{
-	char v[16] = "0";
-	int fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	ssize_t r;
-
-	if (fd >= 0) {
-		r = read(fd, v, sizeof(v) - 1);
-		v[r > 0 ? r : 0] = 0;
-		close(fd);
-	}
-	fl_write("/proc/thread-self/fail-nth", "0");
-	return atoi(v) > 0;
-}
 
 /* The console's log level, to restore. */
 static int fl_console_level(void)
@@ -452,9 +391,9 @@ static void fl_run(struct fl_mod *m)
 		unsigned int missing, before = said;
 
 		runs++;
-		fl_arm(op, n);
+		fnth_arm(op, n);
 		err = fl_load(m, fd);
-		done = fl_disarm();
+		done = fnth_disarm();
 		if (err) {
 			failed++;
 			if (err != ENOMEM) {

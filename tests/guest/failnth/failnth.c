@@ -34,10 +34,11 @@
 #include <linux/u-dma-buf-ioctl.h>
 #include <linux/u-dma-chan.h>
 
+#include "fault-nth.h"
 #include "harness.h"
 #include "ut.h"
 
-#define FN_DEBUGFS	"/sys/kernel/debug"
+#define FN_DEBUGFS	FNTH_DEBUGFS
 #define FN_MGR		"/dev/u-dma-buf-mgr"
 #define FN_CLASS	"/sys/class/u-dma-buf"
 #define FN_MAX_NTH	600
@@ -45,88 +46,14 @@
 
 static unsigned int fn_first = 1, fn_last = FN_MAX_NTH;
 
-static int fn_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
-static int fn_read(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t r;
-
-	if (fd < 0)
-		return errno;
-	r = read(fd, buf, len - 1);
-	close(fd);
-	if (r < 0)
-		return errno;
-	buf[r] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static int fn_attr(const char *attr, const char *what, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), FN_DEBUGFS "/%s/%s", attr, what);
-	return fn_write(path, val);
-}
-
-/* Both fault attributes for this thread only, for every allocation. */
+/* Both fault attributes for this thread only; FAILNTH_ONLY: one N. */
 static void fn_setup(void)
 {
-	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
-	struct stat st;
-	int i, err = 0;
-
-	if (stat(FN_DEBUGFS "/failslab", &st))
-		mount("debugfs", FN_DEBUGFS, "debugfs", 0, NULL);
-	if (stat(FN_DEBUGFS "/failslab", &st) || stat(FN_DEBUGFS "/fail_page_alloc", &st) ||
-	    access("/proc/thread-self/fail-nth", W_OK))
-		SKIP("no %s/failslab, fail_page_alloc or fail-nth: the kernel has %s off",
-		     FN_DEBUGFS, "FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC or its debugfs");
-	for (i = 0; i < 2; i++) {
-		err |= fn_attr(attrs[i], "task-filter", "Y");
-		err |= fn_attr(attrs[i], "probability", "0");
-		err |= fn_attr(attrs[i], "verbose", ut_env("FAILNTH_VERBOSE", "0"));
-		err |= fn_attr(attrs[i], "ignore-gfp-wait", "N");
-	}
-	err |= fn_attr("fail_page_alloc", "ignore-gfp-highmem", "N");
-	err |= fn_attr("fail_page_alloc", "min-order", "0");
-	err |= fn_write("/proc/thread-self/make-it-fail", "1");
-	ASSERT_EQ(err, 0);
+	fnth_setup();
 	if (atoi(ut_env("FAILNTH_ONLY", "0")) > 0) {
 		fn_first = atoi(ut_env("FAILNTH_ONLY", "0"));
 		fn_last = fn_first;
 	}
-}
-
-static void fn_arm(const char *op, unsigned int n)
-{
-	char v[16];
-
-	UT_PROGRESS("%s, fail-nth %u", op, n);
-	snprintf(v, sizeof(v), "%u", n);
-	fn_write("/proc/thread-self/fail-nth", v);
-}
-
-/* Disarm; true when the armed fault was not reached. */
-static bool fn_disarm(void)
-{
-	char v[16] = "0";
-
-	fn_read("/proc/thread-self/fail-nth", v, sizeof(v));
-	fn_write("/proc/thread-self/fail-nth", "0");
-	return atoi(v) > 0;
 }
 
 /*
@@ -302,9 +229,9 @@ static void fn_create(const char *op, const char *opts, bool checked)
 	mgr = fn_open_mgr();
 	ut_cleanup_buffer("fn-create");
 	for (n = fn_first; n <= fn_last && !done; n++) {
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_cmd(mgr, fmt, "fn-create");
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			/*
@@ -321,7 +248,7 @@ static void fn_create(const char *op, const char *opts, bool checked)
 				 fn_result(err));
 		} else if (checked) {
 			v[0] = 0;
-			fn_read(path, v, sizeof(v));
+			fnth_read(path, v, sizeof(v));
 			unchecked += !done && !strcmp(v, "off");
 			UT_CHECK(!strcmp(v, "report") || (!done && !strcmp(v, "off")), 0,
 				 "created with fail-nth %u: the checker reads %s", n, v);
@@ -359,9 +286,9 @@ TEST(manager_delete)
 	for (n = fn_first; n <= fn_last && !done; n++) {
 		err = fn_cmd(mgr, "create %s 65536\n", "fn-delete");
 		UT_CHECK(!err, 1, "create before delete with fail-nth %u: %s", n, fn_result(err));
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_cmd(mgr, "delete %s\n", "fn-delete");
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM);
@@ -414,9 +341,9 @@ TEST(dmabuf_export)
 	fd = fn_buffer(mgr, "fn-export");
 	nfds = fn_nfds();
 	for (n = fn_first; n <= fn_last && !done; n++) {
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_export(fd, &bfd);
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM | B(EMFILE) | B(ENFILE));
@@ -470,9 +397,9 @@ TEST(dmabuf_import)
 	close(ifd);
 	nfds = fn_nfds();
 	for (n = fn_first; n <= fn_last && !done; n++) {
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_import(dst, bfd, &ifd);
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM | B(EMFILE) | B(ENFILE));
@@ -515,25 +442,25 @@ static void fn_sync_check(const char *mode)
 		err = fn_cmd(mgr, "create %s 65536 quirk-mmap-on\n", "fn-sync");
 		UT_CHECK(!err, 1, "create fn-sync before fail-nth %u: %s", n, fn_result(err));
 		v[0] = 0;
-		fn_read(path, v, sizeof(v));
+		fnth_read(path, v, sizeof(v));
 		UT_CHECK(!strcmp(v, "off"), 1, "a new buffer's checker reads %s", v);
-		fn_arm(l.op, n);
-		err = fn_write(path, mode);
-		done = fn_disarm();
+		fnth_arm(l.op, n);
+		err = fnth_write(path, mode);
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		v[0] = 0;
-		fn_read(path, v, sizeof(v));
+		fnth_read(path, v, sizeof(v));
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM);
 			UT_CHECK(!strcmp(v, "off"), 0,
 				 "%s failed at fail-nth %u but the checker reads %s", op, n, v);
-			err = fn_write(path, mode);
+			err = fnth_write(path, mode);
 			UT_CHECK(!err, 1, "%s after the failed one (fail-nth %u): %s", op, n,
 				 fn_result(err));
-			fn_read(path, v, sizeof(v));
+			fnth_read(path, v, sizeof(v));
 		}
 		UT_CHECK(!strcmp(v, mode), 0, "%s (fail-nth %u) reads %s", op, n, v);
-		err = fn_write(path, "off");
+		err = fnth_write(path, "off");
 		UT_CHECK(!err, 1, "sync_check=off after fail-nth %u: %s", n, fn_result(err));
 		err = fn_cmd(mgr, "delete %s\n", "fn-sync");
 		UT_CHECK(!err, 1, "delete fn-sync after fail-nth %u: %s", n, fn_result(err));
@@ -594,9 +521,9 @@ TEST(chan_manager_create)
 	fn_setup();
 	cmgr = fn_chan_mgr();
 	for (n = fn_first; n <= fn_last && !done; n++) {
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_cmd(cmgr, "create %s memcpy\n", "fn-chan");
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM);
@@ -625,10 +552,10 @@ TEST(chan_open)
 	err = fn_cmd(cmgr, "create %s memcpy\n", "fn-chan");
 	ASSERT_EQ(err, 0);
 	for (n = fn_first; n <= fn_last && !done; n++) {
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		chan = open("/dev/fn-chan", O_RDWR);
 		err = chan < 0 ? errno : 0;
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM | B(ENFILE));
@@ -703,9 +630,9 @@ TEST(chan_submit)
 		UT_CHECK(chan >= 0, 1, "open /dev/fn-chan: %s", fn_result(errno));
 		memset(pat, (uint8_t)n, sizeof(pat));
 		ASSERT_EQ(pwrite(src, pat, sizeof(pat), 0), (ssize_t)sizeof(pat));
-		fn_arm(l.op, n);
+		fnth_arm(l.op, n);
 		err = fn_submit(chan, sfd, dfd, &fence, &seq);
-		done = fn_disarm();
+		done = fnth_disarm();
 		fn_note(&l, n, done ? "done" : fn_result(err), err);
 		if (err) {
 			fn_errno(&l, n, err, FN_NOMEM | B(EMFILE) | B(ENFILE));
